@@ -1,0 +1,137 @@
+#include "kernels/registry.h"
+
+#include <array>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "kernels/ref/matmul_ref.h"
+
+namespace kernels {
+namespace {
+
+constexpr uint8_t rank(Tier t) { return static_cast<uint8_t>(t); }
+
+// Preference when several tiers can run: on aarch64 the i8mm kernels (SMMLA on
+// 128-bit NEON registers) come before SVE, which wins only where the CPU has no
+// i8mm (A64FX) or the vector is wider; then dotprod, neon; hwy; ref last.
+constexpr Tier kPreference[] = {Tier::i8mm, Tier::sve, Tier::dotprod, Tier::neon, Tier::hwy, Tier::ref};
+
+// Every matmul kernel compiled into this binary, from every tier.
+std::vector<const MatmulKernel*> all_kernels() {
+  std::vector<const MatmulKernel*> all;
+  for (const MatmulKernel& k : ref::ref_matmul_kernels()) all.push_back(&k);
+  return all;
+}
+
+using Table = std::vector<const MatmulKernel*>;
+
+const std::array<Table, gguf::kGgmlTypeIdCount>& tables() {
+  static const std::array<Table, gguf::kGgmlTypeIdCount> built = [] {
+    std::array<Table, gguf::kGgmlTypeIdCount> t;
+    const std::vector<const MatmulKernel*> all = all_kernels();
+    for (Tier tier : kPreference) {
+      for (const MatmulKernel* k : all) {
+        if (k->tier == tier) t[static_cast<uint32_t>(k->rhs_type)].push_back(k);
+      }
+    }
+    return t;
+  }();
+  return built;
+}
+
+std::string missing_features(const MatmulKernel& k, const CpuFeatures& cpu) {
+  std::string s;
+  for (uint32_t i = 0; i < static_cast<uint32_t>(Feature::kCount); ++i) {
+    if (((k.required_features >> i) & 1) && !cpu.has(static_cast<Feature>(i))) {
+      s += s.empty() ? "cpu lacks " : "+";
+      s += feature_name(static_cast<Feature>(i));
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+std::span<const MatmulKernel* const> matmul_table(gguf::GgmlType weight_type) {
+  return tables()[static_cast<uint32_t>(weight_type)];
+}
+
+bool can_run(const MatmulKernel& k, const CpuFeatures& cpu) {
+  if (k.arch != Arch::unknown && k.arch != cpu.arch) return false;
+  return (cpu.bits & k.required_features) == k.required_features;
+}
+
+Tier expected_tier(const CpuFeatures& cpu) {
+  switch (cpu.arch) {
+    case Arch::aarch64:
+      if (cpu.has(Feature::i8mm)) return Tier::i8mm;
+      if (cpu.has(Feature::dotprod)) return Tier::dotprod;
+      if (cpu.has(Feature::sve)) return Tier::sve;
+      return Tier::neon;
+    case Arch::x86_64:
+      return Tier::hwy;
+    case Arch::unknown:
+      break;
+  }
+  return Tier::ref;
+}
+
+bool MatmulSelection::is_fallback() const {
+  if (kernel == nullptr) return true;
+  if (rank(kernel->tier) >= rank(expected)) return false;
+  return !(cap && rank(*cap) < rank(expected));  // below expectation because the user asked
+}
+
+MatmulSelection select_matmul(gguf::GgmlType weight_type, const CpuFeatures& cpu, std::optional<Tier> max_tier) {
+  MatmulSelection s;
+  s.weight_type = weight_type;
+  s.expected = expected_tier(cpu);
+  s.cap = max_tier;
+  for (const MatmulKernel* k : matmul_table(weight_type)) {
+    if (max_tier && rank(k->tier) > rank(*max_tier)) {
+      s.rejected.push_back({k, "above ENGINE_MAX_TIER=" + std::string(tier_name(*max_tier))});
+    } else if (!can_run(*k, cpu)) {
+      s.rejected.push_back({k, missing_features(*k, cpu)});
+    } else {
+      s.kernel = k;
+      break;
+    }
+  }
+  return s;
+}
+
+std::string MatmulSelection::describe() const {
+  std::string line(gguf::type_name(weight_type));
+  line += ": ";
+  if (kernel == nullptr) {
+    line += "no kernel: this build cannot compute " + std::string(gguf::type_name(weight_type));
+  } else {
+    line += kernel->name;
+    line += " [" + std::string(tier_name(kernel->tier)) + "]";
+  }
+  if (!rejected.empty()) {
+    line += "; rejected:";
+    for (const Rejection& r : rejected) line += " " + std::string(r.kernel->name) + " (" + r.reason + ")";
+  }
+  if (kernel != nullptr && rank(kernel->tier) < rank(expected)) {
+    if (cap && rank(*cap) < rank(expected)) {
+      line += "; below this CPU's " + std::string(tier_name(expected)) + " tier because ENGINE_MAX_TIER=" +
+              std::string(tier_name(*cap));
+    } else {
+      line += "; FALLBACK: this CPU should get the " + std::string(tier_name(expected)) +
+              " tier, and this build has no such kernel for " + std::string(gguf::type_name(weight_type));
+    }
+  }
+  return line;
+}
+
+std::optional<Tier> max_tier_from_env() {
+  const char* env = std::getenv("ENGINE_MAX_TIER");
+  if (env == nullptr || *env == '\0') return std::nullopt;
+  if (auto t = parse_tier(env)) return t;
+  std::string valid;
+  for (Tier t : kAllTiers) valid += (valid.empty() ? "" : ", ") + std::string(tier_name(t));
+  throw std::invalid_argument("ENGINE_MAX_TIER='" + std::string(env) + "' is not a tier (valid: " + valid + ")");
+}
+
+}  // namespace kernels

@@ -1,0 +1,54 @@
+// Kernel selection: one table per weight type, best tier first, ending in ref.
+// Detection (cpu_features.h) and selection (here) are separate functions; the
+// engine selects once per weight type when it loads a model and logs the line.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "gguf/ggml_types.h"
+#include "kernels/cpu_features.h"
+#include "kernels/matmul.h"
+
+namespace kernels {
+
+// The matmul kernels compiled into this binary for a weight type, best first.
+// Empty when the engine cannot compute the type.
+std::span<const MatmulKernel* const> matmul_table(gguf::GgmlType weight_type);
+bool can_run(const MatmulKernel& kernel, const CpuFeatures& cpu);
+
+struct Rejection {
+  const MatmulKernel* kernel;
+  std::string reason;  // "cpu lacks i8mm", "above ENGINE_MAX_TIER=neon"
+};
+
+struct MatmulSelection {
+  gguf::GgmlType weight_type;
+  const MatmulKernel* kernel = nullptr;  // nullptr: the type cannot be computed
+  std::vector<Rejection> rejected;       // better entries of the table, and why
+  Tier expected = Tier::ref;             // expected_tier(cpu)
+  std::optional<Tier> cap;               // ENGINE_MAX_TIER, when set
+
+  // Chosen below what this CPU should get, and not because of the cap: the
+  // engine logs this as a WARNING.
+  bool is_fallback() const;
+  // One log line: "Q4_0: matmul_f32_q8_0_q4_0_1x1_ref (ref); rejected: ..."
+  std::string describe() const;
+};
+
+MatmulSelection select_matmul(gguf::GgmlType weight_type, const CpuFeatures& cpu,
+                              std::optional<Tier> max_tier);
+
+// The tier a CPU with these features should get from a complete build: on
+// aarch64 i8mm if present, else dotprod, else sve (A64FX has SVE without
+// dotprod), else neon; hwy elsewhere. A kernel of this tier or a higher rank
+// meets the expectation.
+Tier expected_tier(const CpuFeatures& cpu);
+
+// ENGINE_MAX_TIER from the environment: nullopt when unset or empty; throws
+// std::invalid_argument naming the valid tiers for an unknown value.
+std::optional<Tier> max_tier_from_env();
+
+}  // namespace kernels

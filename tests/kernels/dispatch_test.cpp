@@ -1,0 +1,188 @@
+// CPU feature detection and kernel selection. Under qemu, ENGINE_QEMU_CPU names
+// the -cpu model the test runs on, and the detected features must be that
+// model's: the same binary sees a different CPU on each run.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "engine/kernel_plan.h"
+#include "engine/log.h"
+#include "kernels/cpu_features.h"
+#include "kernels/registry.h"
+
+namespace {
+
+using kernels::Arch;
+using kernels::Feature;
+using kernels::Tier;
+
+std::string qemu_cpu() {
+  const char* env = std::getenv("ENGINE_QEMU_CPU");
+  return env ? env : "";
+}
+
+TEST(CpuFeatures, DetectsTheCpuItRunsOn) {
+  const kernels::CpuFeatures& f = kernels::host_cpu_features();
+  std::printf("detected: %s\n", f.describe().c_str());
+  const std::string cpu = qemu_cpu();
+#if defined(__aarch64__)
+  EXPECT_EQ(f.arch, Arch::aarch64);
+  EXPECT_TRUE(f.has(Feature::asimd));
+  if (cpu == "cortex-a53") {  // Armv8.0: NEON only
+    EXPECT_FALSE(f.has(Feature::fp16));
+    EXPECT_FALSE(f.has(Feature::dotprod));
+    EXPECT_FALSE(f.has(Feature::i8mm));
+    EXPECT_FALSE(f.has(Feature::sve));
+  } else if (cpu == "neoverse-n1") {  // Armv8.2 + dotprod
+    EXPECT_TRUE(f.has(Feature::fp16));
+    EXPECT_TRUE(f.has(Feature::dotprod));
+    EXPECT_FALSE(f.has(Feature::i8mm));
+    EXPECT_FALSE(f.has(Feature::sve));
+  } else if (cpu.rfind("max", 0) == 0) {  // everything qemu implements
+    EXPECT_TRUE(f.has(Feature::dotprod));
+    EXPECT_TRUE(f.has(Feature::i8mm));
+    EXPECT_TRUE(f.has(Feature::sve));
+    EXPECT_TRUE(f.has(Feature::sve2));
+    EXPECT_TRUE(f.has(Feature::svei8mm));
+    EXPECT_GE(f.sve_vector_bits, 128u);
+  } else if (cpu == "a64fx") {  // SVE 512-bit, no dotprod
+    EXPECT_TRUE(f.has(Feature::sve));
+    EXPECT_EQ(f.sve_vector_bits, 512u);
+    EXPECT_FALSE(f.has(Feature::sve2));
+    EXPECT_FALSE(f.has(Feature::dotprod));
+    EXPECT_FALSE(f.has(Feature::i8mm));
+  } else {
+    std::printf("not under a known qemu model (ENGINE_QEMU_CPU='%s'): only the baseline is checked\n", cpu.c_str());
+  }
+  if (f.has(Feature::sve)) {
+    EXPECT_EQ(f.sve_vector_bits % 128, 0u);
+  } else {
+    EXPECT_EQ(f.sve_vector_bits, 0u);
+  }
+#elif defined(__x86_64__)
+  EXPECT_EQ(f.arch, Arch::x86_64);
+  EXPECT_TRUE(f.has(Feature::sse42));  // every x86-64 machine this project targets
+  if (f.has(Feature::avx2)) EXPECT_TRUE(f.has(Feature::avx));
+  if (f.has(Feature::avx512bw)) EXPECT_TRUE(f.has(Feature::avx512f));
+#endif
+}
+
+TEST(CpuFeatures, DescribeNamesEveryFeature) {
+  const auto f = kernels::features_of(Arch::aarch64, {Feature::asimd, Feature::dotprod, Feature::i8mm});
+  EXPECT_EQ(f.describe(), "aarch64: asimd dotprod i8mm");
+  kernels::CpuFeatures sve = kernels::features_of(Arch::aarch64, {Feature::asimd, Feature::sve});
+  sve.sve_vector_bits = 512;
+  EXPECT_EQ(sve.describe(), "aarch64: asimd sve (sve 512-bit)");
+}
+
+TEST(KernelSelection, ExpectedTierPerCpuModel) {
+  using K = kernels::CpuFeatures;
+  const K a53 = kernels::features_of(Arch::aarch64, {Feature::asimd});
+  const K n1 = kernels::features_of(Arch::aarch64, {Feature::asimd, Feature::fp16, Feature::dotprod});
+  const K max = kernels::features_of(
+      Arch::aarch64, {Feature::asimd, Feature::dotprod, Feature::i8mm, Feature::sve, Feature::sve2, Feature::svei8mm});
+  const K a64fx = kernels::features_of(Arch::aarch64, {Feature::asimd, Feature::fp16, Feature::sve});
+  const K x86 = kernels::features_of(Arch::x86_64, {Feature::sse42, Feature::avx2});
+  EXPECT_EQ(kernels::expected_tier(a53), Tier::neon);
+  EXPECT_EQ(kernels::expected_tier(n1), Tier::dotprod);
+  EXPECT_EQ(kernels::expected_tier(max), Tier::i8mm);
+  EXPECT_EQ(kernels::expected_tier(a64fx), Tier::sve);
+  EXPECT_EQ(kernels::expected_tier(x86), Tier::hwy);
+}
+
+TEST(KernelSelection, EveryComputedTypeHasAKernelEndingInRef) {
+  for (auto type : {gguf::GgmlType::F32, gguf::GgmlType::F16, gguf::GgmlType::BF16, gguf::GgmlType::Q8_0,
+                    gguf::GgmlType::Q4_0, gguf::GgmlType::Q4_1, gguf::GgmlType::Q5_0, gguf::GgmlType::Q5_1,
+                    gguf::GgmlType::Q4_K, gguf::GgmlType::Q5_K, gguf::GgmlType::Q6_K}) {
+    SCOPED_TRACE(std::string(gguf::type_name(type)));
+    const auto table = kernels::matmul_table(type);
+    ASSERT_FALSE(table.empty());
+    EXPECT_EQ(table.back()->tier, Tier::ref);
+    for (const auto* k : table) EXPECT_EQ(k->rhs_type, type);
+    const auto s = kernels::select_matmul(type, kernels::host_cpu_features(), std::nullopt);
+    ASSERT_NE(s.kernel, nullptr);
+    EXPECT_TRUE(kernels::can_run(*s.kernel, kernels::host_cpu_features()));
+  }
+  EXPECT_TRUE(kernels::matmul_table(gguf::GgmlType::IQ2_XXS).empty());
+  const auto none = kernels::select_matmul(gguf::GgmlType::IQ2_XXS, kernels::host_cpu_features(), std::nullopt);
+  EXPECT_EQ(none.kernel, nullptr);
+  EXPECT_TRUE(none.is_fallback());
+  EXPECT_NE(none.describe().find("this build cannot compute IQ2_XXS"), std::string::npos) << none.describe();
+}
+
+TEST(KernelSelection, RejectsKernelsTheCpuCannotRun) {
+  kernels::MatmulKernel dot{};
+  dot.name = "matmul_test_dotprod";
+  dot.tier = Tier::dotprod;
+  dot.arch = Arch::aarch64;
+  dot.required_features = kernels::features_of(Arch::aarch64, {Feature::asimd, Feature::dotprod}).bits;
+  EXPECT_FALSE(kernels::can_run(dot, kernels::features_of(Arch::aarch64, {Feature::asimd})));
+  EXPECT_TRUE(kernels::can_run(dot, kernels::features_of(Arch::aarch64, {Feature::asimd, Feature::dotprod})));
+  EXPECT_FALSE(kernels::can_run(dot, kernels::features_of(Arch::x86_64, {Feature::asimd, Feature::dotprod})));
+}
+
+struct CapturedLog {
+  std::vector<std::pair<engine::LogLevel, std::string>> lines;
+  static void sink(engine::LogLevel level, std::string_view message, void* user) {
+    static_cast<CapturedLog*>(user)->lines.emplace_back(level, std::string(message));
+  }
+};
+
+class KernelPlanLog : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    engine::set_log_sink(&CapturedLog::sink, &log_);
+    unsetenv("ENGINE_MAX_TIER");
+  }
+  void TearDown() override {
+    engine::set_log_sink(nullptr, nullptr);
+    unsetenv("ENGINE_MAX_TIER");
+  }
+  CapturedLog log_;
+};
+
+TEST_F(KernelPlanLog, LogsTheCpuAndOneLinePerWeightType) {
+  const std::vector<gguf::GgmlType> types = {gguf::GgmlType::Q4_0, gguf::GgmlType::Q6_K, gguf::GgmlType::Q4_0};
+  const engine::KernelPlan plan = engine::plan_kernels(types);
+  ASSERT_EQ(log_.lines.size(), 3u);  // cpu line + Q4_0 + Q6_K
+  for (const auto& [level, line] : log_.lines) std::printf("%s: %s\n", engine::log_level_name(level), line.c_str());
+  EXPECT_EQ(log_.lines[0].second.rfind("cpu " + kernels::host_cpu_features().describe(), 0), 0u);
+  EXPECT_NE(log_.lines[0].second.find("compiled tiers: "), std::string::npos);
+  EXPECT_EQ(log_.lines[1].second.rfind("kernel Q4_0: matmul_f32_q8_0_q4_0_", 0), 0u) << log_.lines[1].second;
+  EXPECT_EQ(log_.lines[2].second.rfind("kernel Q6_K: matmul_f32_q8_k_q6_k_", 0), 0u) << log_.lines[2].second;
+  for (size_t i = 1; i < 3; ++i) {
+    const bool fallback = plan.selections[i - 1].is_fallback();
+    EXPECT_EQ(log_.lines[i].first, fallback ? engine::LogLevel::warning : engine::LogLevel::info);
+    EXPECT_EQ(log_.lines[i].second.find("FALLBACK") != std::string::npos, fallback);
+  }
+  EXPECT_NE(plan.kernel_for(gguf::GgmlType::Q6_K), nullptr);
+  EXPECT_EQ(plan.kernel_for(gguf::GgmlType::Q8_0), nullptr);
+}
+
+TEST_F(KernelPlanLog, MaxTierCapsTheChoiceAndSaysSo) {
+  setenv("ENGINE_MAX_TIER", "ref", 1);
+  const std::vector<gguf::GgmlType> types = {gguf::GgmlType::Q8_0};
+  const engine::KernelPlan plan = engine::plan_kernels(types);
+  ASSERT_EQ(plan.selections.size(), 1u);
+  const auto& s = plan.selections[0];
+  EXPECT_EQ(s.kernel->tier, Tier::ref);
+  EXPECT_FALSE(s.is_fallback()) << "a fallback the user asked for is not a warning";
+  EXPECT_NE(log_.lines[0].second.find("ENGINE_MAX_TIER=ref caps the choice"), std::string::npos);
+  EXPECT_NE(s.describe().find("because ENGINE_MAX_TIER=ref"), std::string::npos) << s.describe();
+  for (const auto& r : s.rejected) EXPECT_EQ(r.reason, "above ENGINE_MAX_TIER=ref");
+}
+
+TEST_F(KernelPlanLog, UnknownMaxTierIsAClearError) {
+  setenv("ENGINE_MAX_TIER", "avx9000", 1);
+  const std::vector<gguf::GgmlType> types = {gguf::GgmlType::Q8_0};
+  try {
+    engine::plan_kernels(types);
+    FAIL() << "expected an error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "ENGINE_MAX_TIER='avx9000' is not a tier (valid: ref, hwy, neon, dotprod, i8mm, sve)");
+  }
+}
+
+}  // namespace
