@@ -101,25 +101,25 @@ MatmulSelection select_matmul(gguf::GgmlType weight_type, const CpuFeatures& cpu
 }
 
 std::string MatmulSelection::describe() const {
+  // Built with append(): GCC 12 reports a false -Wrestrict on "literal" + std::string&&.
   std::string line(gguf::type_name(weight_type));
-  line += ": ";
+  line.append(": ");
   if (kernel == nullptr) {
-    line += "no kernel: this build cannot compute " + std::string(gguf::type_name(weight_type));
+    line.append("no kernel: this build cannot compute ").append(gguf::type_name(weight_type));
   } else {
-    line += kernel->name;
-    line += " [" + std::string(tier_name(kernel->tier)) + "]";
+    line.append(kernel->name).append(" [").append(tier_name(kernel->tier)).append("]");
   }
   if (!rejected.empty()) {
-    line += "; rejected:";
-    for (const Rejection& r : rejected) line += " " + std::string(r.kernel->name) + " (" + r.reason + ")";
+    line.append("; rejected:");
+    for (const Rejection& r : rejected) line.append(" ").append(r.kernel->name).append(" (").append(r.reason).append(")");
   }
   if (kernel != nullptr && rank(kernel->tier) < rank(expected)) {
     if (cap && rank(*cap) < rank(expected)) {
-      line += "; below this CPU's " + std::string(tier_name(expected)) + " tier because ENGINE_MAX_TIER=" +
-              std::string(tier_name(*cap));
+      line.append("; below this CPU's ").append(tier_name(expected)).append(" tier because ENGINE_MAX_TIER=");
+      line.append(tier_name(*cap));
     } else {
-      line += "; FALLBACK: this CPU should get the " + std::string(tier_name(expected)) +
-              " tier, and this build has no such kernel for " + std::string(gguf::type_name(weight_type));
+      line.append("; FALLBACK: this CPU should get the ").append(tier_name(expected));
+      line.append(" tier, and this build has no such kernel for ").append(gguf::type_name(weight_type));
     }
   }
   return line;
@@ -130,7 +130,10 @@ std::optional<Tier> max_tier_from_env() {
   if (env == nullptr || *env == '\0') return std::nullopt;
   if (auto t = parse_tier(env)) return t;
   std::string valid;
-  for (Tier t : kAllTiers) valid += (valid.empty() ? "" : ", ") + std::string(tier_name(t));
+  for (Tier t : kAllTiers) {
+    if (!valid.empty()) valid += ", ";
+    valid += tier_name(t);
+  }
   throw std::invalid_argument("ENGINE_MAX_TIER='" + std::string(env) + "' is not a tier (valid: " + valid + ")");
 }
 

@@ -64,8 +64,12 @@ TEST(CpuFeatures, DetectsTheCpuItRunsOn) {
 #elif defined(__x86_64__)
   EXPECT_EQ(f.arch, Arch::x86_64);
   EXPECT_TRUE(f.has(Feature::sse42));  // every x86-64 machine this project targets
-  if (f.has(Feature::avx2)) EXPECT_TRUE(f.has(Feature::avx));
-  if (f.has(Feature::avx512bw)) EXPECT_TRUE(f.has(Feature::avx512f));
+  if (f.has(Feature::avx2)) {
+    EXPECT_TRUE(f.has(Feature::avx));
+  }
+  if (f.has(Feature::avx512bw)) {
+    EXPECT_TRUE(f.has(Feature::avx512f));
+  }
 #endif
 }
 

@@ -1,0 +1,27 @@
+# Installs the build into a scratch prefix, builds the consumer app against it
+# with find_package(engine), and runs both the shared and the static link.
+# Arguments: BUILD_DIR, SOURCE_DIR, WORK_DIR, MODEL, GENERATOR.
+if(NOT EXISTS ${MODEL})
+  message("SKIPPED: missing shared file ${MODEL}")
+  return()
+endif()
+file(REMOVE_RECURSE ${WORK_DIR})
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed: ${ARGN}\n${out}\n${err}")
+  endif()
+  set(last_output "${out}" PARENT_SCOPE)
+endfunction()
+run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix)
+run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/install/consumer -B ${WORK_DIR}/build -G ${GENERATOR}
+    -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
+foreach(app consumer_shared consumer_static)
+  run(${WORK_DIR}/build/${app} ${MODEL})
+  message(STATUS "${app}: ${last_output}")
+  if(NOT last_output MATCHES "has 48 tensors")
+    message(FATAL_ERROR "${app} printed: ${last_output}")
+  endif()
+endforeach()
+file(REMOVE_RECURSE ${WORK_DIR})
