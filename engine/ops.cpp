@@ -1,0 +1,116 @@
+#include "engine/ops.h"
+
+#include <cmath>
+#include <xsimd/xsimd.hpp>
+
+#include "kernels/ref/fp16.h"
+
+namespace engine::ops {
+namespace {
+
+using Batch = xsimd::batch<float>;
+constexpr size_t kLanes = Batch::size;
+
+}  // namespace
+
+float dot(const float* x, const float* y, size_t n) {
+  Batch acc(0.0f);
+  size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    acc = xsimd::fma(Batch::load_unaligned(x + i), Batch::load_unaligned(y + i), acc);
+  }
+  float sum = xsimd::hadd(acc);
+  for (; i < n; ++i) sum += x[i] * y[i];
+  return sum;
+}
+
+void rmsnorm(float* out, const float* x, const float* weight, size_t n, float eps) {
+  // Sum of squares in double: n can be 8192 and the result feeds every layer.
+  double ss = 0.0;
+  for (size_t i = 0; i < n; ++i) ss += static_cast<double>(x[i]) * x[i];
+  const auto inv = static_cast<float>(1.0 / std::sqrt(ss / static_cast<double>(n) + eps));
+  const Batch vinv(inv);
+  size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    (Batch::load_unaligned(x + i) * vinv * Batch::load_unaligned(weight + i)).store_unaligned(out + i);
+  }
+  for (; i < n; ++i) out[i] = x[i] * inv * weight[i];
+}
+
+void softmax(float* x, size_t n) {
+  if (n == 0) return;
+  float max = x[0];
+  for (size_t i = 1; i < n; ++i) max = std::fmax(max, x[i]);
+  const Batch vmax(max);
+  Batch acc(0.0f);
+  size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    const Batch e = xsimd::exp(Batch::load_unaligned(x + i) - vmax);
+    e.store_unaligned(x + i);
+    acc += e;
+  }
+  float sum = xsimd::hadd(acc);
+  for (; i < n; ++i) {
+    x[i] = std::exp(x[i] - max);
+    sum += x[i];
+  }
+  scale(x, 1.0f / sum, n);
+}
+
+void silu_mul(float* gate, const float* up, size_t n) {
+  const Batch one(1.0f);
+  size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    const Batch g = Batch::load_unaligned(gate + i);
+    (g / (one + xsimd::exp(-g)) * Batch::load_unaligned(up + i)).store_unaligned(gate + i);
+  }
+  for (; i < n; ++i) gate[i] = gate[i] / (1.0f + std::exp(-gate[i])) * up[i];
+}
+
+void add(float* y, const float* x, size_t n) {
+  size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    (Batch::load_unaligned(y + i) + Batch::load_unaligned(x + i)).store_unaligned(y + i);
+  }
+  for (; i < n; ++i) y[i] += x[i];
+}
+
+void axpy(float* y, float a, const float* x, size_t n) {
+  const Batch va(a);
+  size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    xsimd::fma(va, Batch::load_unaligned(x + i), Batch::load_unaligned(y + i)).store_unaligned(y + i);
+  }
+  for (; i < n; ++i) y[i] += a * x[i];
+}
+
+void scale(float* y, float a, size_t n) {
+  const Batch va(a);
+  size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) (Batch::load_unaligned(y + i) * va).store_unaligned(y + i);
+  for (; i < n; ++i) y[i] *= a;
+}
+
+void rope(float* x, size_t n_rot, const float* cos_sin, RopeStyle style) {
+  const size_t half = n_rot / 2;
+  for (size_t i = 0; i < half; ++i) {
+    const float c = cos_sin[2 * i];
+    const float s = cos_sin[2 * i + 1];
+    const size_t a = style == RopeStyle::normal ? 2 * i : i;
+    const size_t b = style == RopeStyle::normal ? 2 * i + 1 : i + half;
+    const float x0 = x[a];
+    const float x1 = x[b];
+    x[a] = x0 * c - x1 * s;
+    x[b] = x0 * s + x1 * c;
+  }
+}
+
+void fp32_to_fp16(const float* x, uint16_t* y, size_t n) {
+  for (size_t i = 0; i < n; ++i) y[i] = kernels::ref::fp32_to_fp16(x[i]);
+}
+
+void fp16_to_fp32(const uint16_t* x, float* y, size_t n) {
+  for (size_t i = 0; i < n; ++i) y[i] = kernels::ref::fp16_to_fp32(x[i]);
+}
+
+}  // namespace engine::ops

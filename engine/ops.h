@@ -1,0 +1,43 @@
+// Elementwise and row operations of the forward pass, in fp32 with xsimd,
+// compiled for the target's baseline (SSE2 on x86-64, NEON on aarch64). The
+// matmuls are not here: they go through the kernel registry.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace engine::ops {
+
+// out[i] = x[i] / rms(x) * weight[i]; out may alias x.
+void rmsnorm(float* out, const float* x, const float* weight, size_t n, float eps);
+
+// x[i] = exp(x[i] - max) / sum, in place, over n values.
+void softmax(float* x, size_t n);
+
+// gate[i] = silu(gate[i]) * up[i] (SwiGLU).
+void silu_mul(float* gate, const float* up, size_t n);
+
+// y[i] += x[i].
+void add(float* y, const float* x, size_t n);
+
+// sum x[i] * y[i].
+float dot(const float* x, const float* y, size_t n);
+
+// y[i] += a * x[i].
+void axpy(float* y, float a, const float* x, size_t n);
+
+// y[i] *= a.
+void scale(float* y, float a, size_t n);
+
+// Rotary position embedding of one head vector in place, with precomputed
+// cos/sin for its position: cos_sin holds (cos, sin) for each of n_rot/2 pairs.
+// normal: pairs (x[2i], x[2i+1]) — llama; neox: pairs (x[i], x[i + n_rot/2]) —
+// qwen2, qwen3. Elements past n_rot are left as they are.
+enum class RopeStyle { normal, neox };
+void rope(float* x, size_t n_rot, const float* cos_sin, RopeStyle style);
+
+// fp16 <-> fp32 rows (KV cache).
+void fp32_to_fp16(const float* x, uint16_t* y, size_t n);
+void fp16_to_fp32(const uint16_t* x, float* y, size_t n);
+
+}  // namespace engine::ops

@@ -1,0 +1,170 @@
+#include "engine/session.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/error.h"
+#include "engine/ops.h"
+
+namespace engine {
+
+Session::Session(const Model& model, const SessionParams& params)
+    : model_(model),
+      c_(model.config()),
+      n_ctx_(params.n_ctx != 0 ? params.n_ctx : std::min<uint32_t>(c_.n_ctx_train, 4096)),
+      n_batch_(std::max<uint32_t>(1, std::min(params.n_batch, n_ctx_))),
+      kv_(params.kv_type, c_.n_layer, n_ctx_, c_.kv_dim_k(), c_.kv_dim_v()) {
+  const size_t b = n_batch_;
+  x_.resize(b * c_.n_embd);
+  xn_.resize(b * c_.n_embd);
+  q_.resize(b * c_.q_dim());
+  k_.resize(b * c_.kv_dim_k());
+  v_.resize(b * c_.kv_dim_v());
+  att_.resize(b * c_.n_head * c_.head_dim_v);
+  gate_.resize(b * c_.n_ff);
+  up_.resize(b * c_.n_ff);
+  scores_.resize(n_ctx_);
+  rope_.resize(b * c_.n_rot);
+}
+
+void Session::eval(std::span<const int32_t> tokens, bool all_logits) {
+  if (tokens.empty()) throw Error("eval: no tokens given");
+  if (tokens.size() > n_ctx_ - n_past_) {
+    throw Error("context full: " + std::to_string(n_past_) + " tokens in a context of " + std::to_string(n_ctx_) +
+                ", " + std::to_string(tokens.size()) + " more do not fit");
+  }
+  for (int32_t t : tokens) {
+    if (t < 0 || static_cast<uint32_t>(t) >= c_.n_vocab) {
+      throw Error("token id " + std::to_string(t) + " is outside the vocabulary (0.." +
+                  std::to_string(c_.n_vocab - 1) + ")");
+    }
+  }
+  logits_.clear();
+  for (size_t done = 0; done < tokens.size(); done += n_batch_) {
+    const auto n = static_cast<uint32_t>(std::min<size_t>(n_batch_, tokens.size() - done));
+    const bool last_batch = done + n == tokens.size();
+    eval_batch(tokens.data() + done, n, all_logits ? Logits::all : last_batch ? Logits::last : Logits::none);
+  }
+}
+
+// The forward pass of n tokens at positions n_past_ .. n_past_ + n - 1.
+void Session::eval_batch(const int32_t* tokens, uint32_t n, Logits wanted) {
+  const uint32_t d = c_.n_embd;
+  for (uint32_t i = 0; i < n; ++i) model_.embed(tokens[i], &x_[size_t{i} * d]);  // x: (n, d)
+  rope_tables(n);
+
+  for (uint32_t l = 0; l < c_.n_layer; ++l) {
+    const LayerWeights& w = model_.layers()[l];
+
+    // Attention block: xn = rmsnorm(x); q, k, v = xn Wq^T, xn Wk^T, xn Wv^T (+ biases).
+    for (uint32_t i = 0; i < n; ++i) {
+      ops::rmsnorm(&xn_[size_t{i} * d], &x_[size_t{i} * d], w.attn_norm.data(), d, c_.rms_eps);
+    }
+    linear_same_input(xn_.data(), n, {{&w.wq, q_.data()}, {&w.wk, k_.data()}, {&w.wv, v_.data()}});
+    for (uint32_t i = 0; i < n; ++i) {
+      float* q = &q_[size_t{i} * c_.q_dim()];
+      float* k = &k_[size_t{i} * c_.kv_dim_k()];
+      float* v = &v_[size_t{i} * c_.kv_dim_v()];
+      if (c_.qkv_bias) {
+        ops::add(q, w.q_bias.data(), c_.q_dim());
+        ops::add(k, w.k_bias.data(), c_.kv_dim_k());
+        ops::add(v, w.v_bias.data(), c_.kv_dim_v());
+      }
+      const float* cs = &rope_[size_t{i} * c_.n_rot];
+      for (uint32_t h = 0; h < c_.n_head; ++h) {
+        float* qh = q + size_t{h} * c_.head_dim_k;
+        if (c_.qk_norm) ops::rmsnorm(qh, qh, w.q_norm.data(), c_.head_dim_k, c_.rms_eps);
+        ops::rope(qh, c_.n_rot, cs, c_.rope_style);
+      }
+      for (uint32_t h = 0; h < c_.n_head_kv; ++h) {
+        float* kh = k + size_t{h} * c_.head_dim_k;
+        if (c_.qk_norm) ops::rmsnorm(kh, kh, w.k_norm.data(), c_.head_dim_k, c_.rms_eps);
+        ops::rope(kh, c_.n_rot, cs, c_.rope_style);
+      }
+      kv_.store(l, n_past_ + i, k, v);
+    }
+    attention(l, n);                                   // att: (n, n_head * head_dim_v)
+    linear(w.wo, att_.data(), n, xn_.data());          // xn: (n, d) the block's output
+    for (uint32_t i = 0; i < n; ++i) ops::add(&x_[size_t{i} * d], &xn_[size_t{i} * d], d);
+
+    // Feed-forward block: x += W_down (silu(xn W_gate^T) * (xn W_up^T)).
+    for (uint32_t i = 0; i < n; ++i) {
+      ops::rmsnorm(&xn_[size_t{i} * d], &x_[size_t{i} * d], w.ffn_norm.data(), d, c_.rms_eps);
+    }
+    linear_same_input(xn_.data(), n, {{&w.w_gate, gate_.data()}, {&w.w_up, up_.data()}});
+    ops::silu_mul(gate_.data(), up_.data(), size_t{n} * c_.n_ff);
+    linear(w.w_down, gate_.data(), n, xn_.data());
+    for (uint32_t i = 0; i < n; ++i) ops::add(&x_[size_t{i} * d], &xn_[size_t{i} * d], d);
+  }
+
+  n_past_ += n;
+  if (wanted == Logits::none) return;
+
+  // Logits of the last token, or of all of them.
+  const uint32_t first = wanted == Logits::all ? 0 : n - 1;
+  const uint32_t rows = n - first;
+  for (uint32_t i = first; i < n; ++i) {
+    ops::rmsnorm(&xn_[size_t{i - first} * d], &x_[size_t{i} * d], model_.output_norm().data(), d, c_.rms_eps);
+  }
+  const size_t before = logits_.size();
+  logits_.resize(before + size_t{rows} * c_.n_vocab);
+  linear(model_.output(), xn_.data(), rows, logits_.data() + before);
+}
+
+// Causal attention of the n new tokens over every cached position up to their
+// own, fp32 softmax, grouped-query heads sharing a KV head. Called before
+// n_past_ advances: token i sits at position n_past_ + i.
+void Session::attention(uint32_t layer, uint32_t n) {
+  const uint32_t hd = c_.head_dim_k;
+  const uint32_t hv = c_.head_dim_v;
+  const uint32_t group = c_.n_head / c_.n_head_kv;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
+  for (uint32_t i = 0; i < n; ++i) {
+    const uint32_t pos = n_past_ + i;
+    for (uint32_t h = 0; h < c_.n_head; ++h) {
+      const float* q = &q_[size_t{i} * c_.q_dim() + size_t{h} * hd];
+      const uint32_t kvh = h / group;
+      for (uint32_t p = 0; p <= pos; ++p) scores_[p] = kv_.dot_key(layer, p, kvh * hd, q, hd) * scale;
+      ops::softmax(scores_.data(), pos + 1);
+      float* out = &att_[size_t{i} * c_.n_head * hv + size_t{h} * hv];
+      std::fill(out, out + hv, 0.0f);
+      for (uint32_t p = 0; p <= pos; ++p) kv_.add_value(layer, p, kvh * hv, scores_[p], out, hv);
+    }
+  }
+}
+
+// cos/sin of every rotated pair for each new token's position, in double:
+// theta = pos * freq_scale * base^(-2j / n_rot) / freq_factor[j].
+void Session::rope_tables(uint32_t n) {
+  const auto& factors = model_.rope_freq_factors();
+  for (uint32_t i = 0; i < n; ++i) {
+    const double pos = n_past_ + i;
+    float* cs = &rope_[size_t{i} * c_.n_rot];
+    for (uint32_t j = 0; j < c_.n_rot / 2; ++j) {
+      double theta = pos * c_.rope_freq_scale * std::pow(static_cast<double>(c_.rope_freq_base), -2.0 * j / c_.n_rot);
+      if (!factors.empty()) theta /= factors[j];
+      cs[2 * j] = static_cast<float>(std::cos(theta));
+      cs[2 * j + 1] = static_cast<float>(std::sin(theta));
+    }
+  }
+}
+
+void Session::linear(const Linear& l, const float* x, uint32_t m, float* y) {
+  linear_same_input(x, m, {{&l, y}});
+}
+
+void Session::linear_same_input(const float* x, uint32_t m,
+                                std::initializer_list<std::pair<const Linear*, float*>> outs) {
+  const kernels::MatmulKernel* packed_for = nullptr;
+  for (const auto& [l, y] : outs) {
+    const kernels::MatmulKernel& kernel = *l->kernel;
+    if (packed_for == nullptr || packed_for->pack_lhs != kernel.pack_lhs || packed_for->lhs_type != kernel.lhs_type) {
+      packed_.resize(kernel.lhs_packed_size(m, l->in));
+      kernel.pack_lhs(m, l->in, x, l->in, packed_.data());
+      packed_for = &kernel;
+    }
+    kernel.run(m, l->out, l->in, packed_.data(), l->rhs, y, l->out);
+  }
+}
+
+}  // namespace engine

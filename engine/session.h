@@ -1,0 +1,72 @@
+// A session: one conversation's state on a loaded model — the KV cache, the
+// scratch buffers and the position — and the forward pass. Prompts are
+// evaluated as matrix-matrix products over up to n_batch tokens at a time
+// (prefill); generation feeds one token at a time (decode, matrix-vector).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "engine/kv_cache.h"
+#include "engine/model.h"
+
+namespace engine {
+
+struct SessionParams {
+  uint32_t n_ctx = 0;     // 0: the model's training context, at most 4096
+  uint32_t n_batch = 512; // tokens per prefill step
+  KvType kv_type = KvType::f16;
+};
+
+class Session {
+ public:
+  Session(const Model& model, const SessionParams& params);
+
+  // Evaluates `tokens` at positions n_past() .. n_past() + size - 1 and appends
+  // them to the cache. Afterwards logits() holds the logits of the last token,
+  // or of every token when all_logits. Throws engine::Error when the context
+  // would overflow or a token id is out of range (nothing is evaluated then).
+  void eval(std::span<const int32_t> tokens, bool all_logits = false);
+
+  // (n_rows, n_vocab) floats: 1 row, or one per evaluated token with all_logits.
+  std::span<const float> logits() const { return logits_; }
+  uint32_t n_past() const { return n_past_; }
+  uint32_t n_ctx() const { return n_ctx_; }
+  const KvCache& kv_cache() const { return kv_; }
+  void reset() { n_past_ = 0; }
+
+ private:
+  enum class Logits { none, last, all };
+  void eval_batch(const int32_t* tokens, uint32_t n, Logits wanted);
+  void attention(uint32_t layer, uint32_t n);
+  void rope_tables(uint32_t n);
+  // y[i, l.out] = x[i, l.in] * W^T for i < m.
+  void linear(const Linear& l, const float* x, uint32_t m, float* y);
+  // Several matrices applied to the same x: the activations are packed once
+  // when their kernels share the packing.
+  void linear_same_input(const float* x, uint32_t m, std::initializer_list<std::pair<const Linear*, float*>> outs);
+
+  const Model& model_;
+  const ModelConfig& c_;
+  uint32_t n_ctx_;
+  uint32_t n_batch_;
+  uint32_t n_past_ = 0;
+  KvCache kv_;
+
+  // Scratch, sized for n_batch tokens (B):
+  std::vector<float> x_;        // (B, n_embd) the residual stream
+  std::vector<float> xn_;       // (B, n_embd) normalized input of a block
+  std::vector<float> q_;        // (B, q_dim)
+  std::vector<float> k_;        // (B, kv_dim_k)
+  std::vector<float> v_;        // (B, kv_dim_v)
+  std::vector<float> att_;      // (B, n_head * head_dim_v) attention output
+  std::vector<float> gate_;     // (B, n_ff)
+  std::vector<float> up_;       // (B, n_ff)
+  std::vector<float> scores_;   // (n_ctx) attention weights of one head
+  std::vector<float> rope_;     // (B, n_rot) cos/sin pairs per token
+  std::vector<float> logits_;   // (1 or B, n_vocab)
+  std::vector<uint8_t> packed_; // activations packed for a kernel
+};
+
+}  // namespace engine
