@@ -1,0 +1,124 @@
+#include "engine/sampler.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/error.h"
+
+namespace engine {
+namespace {
+
+int32_t argmax(std::span<const float> logits) {
+  int32_t best = 0;
+  for (size_t i = 1; i < logits.size(); ++i) {
+    if (logits[i] > logits[static_cast<size_t>(best)]) best = static_cast<int32_t>(i);
+  }
+  return best;
+}
+
+template <class C>
+void softmax(std::vector<C>& cs) {
+  float max = -INFINITY;
+  for (const C& c : cs) max = std::max(max, c.logit);
+  double sum = 0.0;
+  for (C& c : cs) {
+    c.p = std::exp(c.logit - max);
+    sum += c.p;
+  }
+  for (C& c : cs) c.p = static_cast<float>(c.p / sum);
+}
+
+}  // namespace
+
+void SamplerParams::validate() const {
+  auto bad = [](const std::string& what) { throw Error("sampler: " + what); };
+  if (std::isnan(temperature)) bad("temperature is NaN");
+  if (!(top_p >= 0.0f)) bad("top_p must be >= 0");
+  if (!(min_p >= 0.0f && min_p <= 1.0f)) bad("min_p must be in [0, 1]");
+  if (!(repeat_penalty > 0.0f) || std::isinf(repeat_penalty)) bad("repeat_penalty must be a positive number");
+  if (repeat_last_n < 0) bad("repeat_last_n must be >= 0");
+}
+
+Sampler::Sampler(const SamplerParams& params) : params_(params) {
+  params_.validate();
+  seed_ = params.seed != 0xFFFFFFFFu ? params.seed : std::random_device{}();
+  rng_.seed(seed_);
+}
+
+void Sampler::reset() {
+  rng_.seed(seed_);
+  recent_.clear();
+}
+
+void Sampler::accept(int32_t token) {
+  if (params_.repeat_last_n == 0) return;
+  recent_.push_back(token);
+  while (recent_.size() > static_cast<size_t>(params_.repeat_last_n)) recent_.pop_front();
+}
+
+float Sampler::uniform01() { return static_cast<float>(rng_() >> 8) * (1.0f / 16777216.0f); }
+
+int32_t Sampler::sample(std::span<const float> logits) {
+  if (logits.empty()) throw Error("sampler: no logits");
+  candidates_.clear();
+  candidates_.reserve(logits.size());
+  for (size_t i = 0; i < logits.size(); ++i) candidates_.push_back({static_cast<int32_t>(i), logits[i], 0.0f});
+
+  // Repetition penalty (CTRL-style, as llama.cpp): shrink positive logits, grow
+  // negative ones, once per distinct recent token.
+  if (params_.repeat_penalty != 1.0f) {
+    std::vector<int32_t> seen(recent_.begin(), recent_.end());
+    std::sort(seen.begin(), seen.end());
+    seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
+    for (int32_t t : seen) {
+      if (t < 0 || static_cast<size_t>(t) >= candidates_.size()) continue;
+      float& l = candidates_[static_cast<size_t>(t)].logit;
+      l = l > 0 ? l / params_.repeat_penalty : l * params_.repeat_penalty;
+    }
+  }
+  if (params_.temperature <= 0.0f) {
+    std::vector<float> penalized(candidates_.size());
+    for (size_t i = 0; i < candidates_.size(); ++i) penalized[i] = candidates_[i].logit;
+    return argmax(penalized);
+  }
+
+  // Sorted best first; ties keep the lower id first.
+  auto better = [](const Candidate& a, const Candidate& b) { return a.logit > b.logit || (a.logit == b.logit && a.id < b.id); };
+  if (params_.top_k > 0 && static_cast<size_t>(params_.top_k) < candidates_.size()) {
+    std::partial_sort(candidates_.begin(), candidates_.begin() + params_.top_k, candidates_.end(), better);
+    candidates_.resize(static_cast<size_t>(params_.top_k));
+  } else {
+    std::sort(candidates_.begin(), candidates_.end(), better);
+  }
+  softmax(candidates_);
+  if (params_.top_p < 1.0f) {
+    double cumulative = 0.0;
+    size_t keep = candidates_.size();
+    for (size_t i = 0; i < candidates_.size(); ++i) {
+      cumulative += candidates_[i].p;
+      if (cumulative >= params_.top_p) {
+        keep = i + 1;
+        break;
+      }
+    }
+    candidates_.resize(keep);
+  }
+  if (params_.min_p > 0.0f) {
+    const float threshold = candidates_.front().p * params_.min_p;
+    size_t keep = 1;
+    while (keep < candidates_.size() && candidates_[keep].p >= threshold) ++keep;
+    candidates_.resize(keep);
+  }
+  for (Candidate& c : candidates_) c.logit /= params_.temperature;
+  softmax(candidates_);
+
+  const float r = uniform01();
+  float cumulative = 0.0f;
+  for (const Candidate& c : candidates_) {
+    cumulative += c.p;
+    if (r < cumulative) return c.id;
+  }
+  return candidates_.back().id;  // rounding left r above the last sum
+}
+
+}  // namespace engine

@@ -1,0 +1,82 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+
+#include "engine/error.h"
+#include "engine/sampler.h"
+
+namespace {
+
+using engine::Sampler;
+using engine::SamplerParams;
+
+SamplerParams only_temperature(float t, uint32_t seed) {
+  return {.temperature = t, .top_k = 0, .top_p = 1.0f, .min_p = 0.0f, .seed = seed};
+}
+
+TEST(Sampler, GreedyTakesTheLowestIdOfTheMaximum) {
+  Sampler s({.temperature = 0.0f});
+  const std::vector<float> logits = {0.5f, 2.0f, -1.0f, 2.0f};
+  EXPECT_EQ(s.sample(logits), 1);
+}
+
+TEST(Sampler, TheSameSeedGivesTheSameSequence) {
+  std::vector<float> logits(100);
+  for (size_t i = 0; i < logits.size(); ++i) logits[i] = std::sin(static_cast<float>(i)) * 3.0f;
+  auto run = [&](uint32_t seed) {
+    Sampler s({.temperature = 1.0f, .seed = seed});
+    std::vector<int32_t> out;
+    for (int i = 0; i < 50; ++i) {
+      out.push_back(s.sample(logits));
+      s.accept(out.back());
+    }
+    return out;
+  };
+  EXPECT_EQ(run(42), run(42));
+  EXPECT_NE(run(42), run(43));
+}
+
+TEST(Sampler, FrequenciesFollowTheTemperedDistribution) {
+  const std::vector<float> logits = {0.0f, std::log(2.0f), std::log(5.0f)};  // p = 1/8, 2/8, 5/8
+  Sampler s(only_temperature(1.0f, 7));
+  std::map<int32_t, int> counts;
+  const int n = 40000;
+  for (int i = 0; i < n; ++i) ++counts[s.sample(logits)];
+  // Binomial standard deviation at p = 5/8, n = 40000 is ~97: 5 sigma ~ 0.012.
+  EXPECT_NEAR(counts[0] / double(n), 1.0 / 8, 0.012);
+  EXPECT_NEAR(counts[1] / double(n), 2.0 / 8, 0.012);
+  EXPECT_NEAR(counts[2] / double(n), 5.0 / 8, 0.012);
+}
+
+TEST(Sampler, TopKTopPAndMinPRestrictTheChoices) {
+  const std::vector<float> logits = {5.0f, 4.9f, 4.8f, 0.0f, -3.0f};
+  for (uint32_t seed = 0; seed < 200; ++seed) {
+    Sampler k({.temperature = 5.0f, .top_k = 2, .top_p = 1.0f, .min_p = 0.0f, .seed = seed});
+    EXPECT_LE(k.sample(logits), 1);
+    Sampler p({.temperature = 5.0f, .top_k = 0, .top_p = 0.5f, .min_p = 0.0f, .seed = seed});
+    EXPECT_LE(p.sample(logits), 1);  // the first two hold more than half
+    Sampler m({.temperature = 5.0f, .top_k = 0, .top_p = 1.0f, .min_p = 0.1f, .seed = seed});
+    EXPECT_LE(m.sample(logits), 2);  // exp(-5) / 1 < 0.1
+  }
+}
+
+TEST(Sampler, RepetitionPenaltyLowersRecentTokens) {
+  const std::vector<float> logits = {1.0f, 1.1f};
+  Sampler s({.temperature = 0.0f, .repeat_penalty = 1.5f});
+  EXPECT_EQ(s.sample(logits), 1);
+  s.accept(1);
+  EXPECT_EQ(s.sample(logits), 0);  // 1.1 / 1.5 < 1.0
+}
+
+TEST(Sampler, BadParametersAreErrors) {
+  EXPECT_THROW(Sampler({.temperature = NAN}), engine::Error);
+  EXPECT_THROW(Sampler({.top_p = -0.5f}), engine::Error);
+  EXPECT_THROW(Sampler({.min_p = 2.0f}), engine::Error);
+  EXPECT_THROW(Sampler({.repeat_penalty = 0.0f}), engine::Error);
+  EXPECT_THROW(Sampler({.repeat_last_n = -1}), engine::Error);
+  Sampler s({});
+  EXPECT_THROW(s.sample({}), engine::Error);
+}
+
+}  // namespace
