@@ -1,6 +1,7 @@
 #include "engine/model.h"
 
 #include <cmath>
+#include <cstdlib>
 
 #include "engine/error.h"
 #include "engine/log.h"
@@ -46,7 +47,9 @@ std::vector<float> Model::load_vector(const std::string& name, uint64_t n, bool 
   return v;
 }
 
-Linear Model::make_linear(const gguf::TensorInfo& t) const {
+void Model::FreeAligned::operator()(uint8_t* p) const { std::free(p); }
+
+Linear Model::make_linear(const gguf::TensorInfo& t) {
   Linear l;
   l.name = std::string(t.name);
   l.in = t.ne[0];
@@ -58,10 +61,21 @@ Linear Model::make_linear(const gguf::TensorInfo& t) const {
                 ", which this build has no matmul kernel for");
   }
   l.rhs = file_.tensor_data(t);
+  if (l.kernel->pack_rhs != nullptr) {
+    // Repack once into the kernel's layout, then let the source pages go, so
+    // the resident set holds one copy of each matrix, not two.
+    const size_t size = (l.kernel->rhs_packed_size(l.out, l.in) + 63) / 64 * 64;
+    auto* packed = static_cast<uint8_t*>(std::aligned_alloc(64, size));
+    if (packed == nullptr) throw Error(file_.path() + ": out of memory repacking '" + l.name + "'");
+    repacked_.emplace_back(packed);
+    l.kernel->pack_rhs(l.out, l.in, l.rhs, packed);
+    file_.release_pages(t);
+    l.rhs = packed;
+  }
   return l;
 }
 
-Linear Model::load_linear(const std::string& name, uint64_t in, uint64_t out) const {
+Linear Model::load_linear(const std::string& name, uint64_t in, uint64_t out) {
   return make_linear(require(name, {in, out}));
 }
 

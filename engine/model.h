@@ -65,8 +65,8 @@ class Model {
   explicit Model(gguf::File file) : file_(std::move(file)) {}
   const gguf::TensorInfo& require(const std::string& name, std::initializer_list<uint64_t> shape) const;
   std::vector<float> load_vector(const std::string& name, uint64_t n, bool required = true) const;
-  Linear load_linear(const std::string& name, uint64_t in, uint64_t out) const;
-  Linear make_linear(const gguf::TensorInfo& t) const;
+  Linear load_linear(const std::string& name, uint64_t in, uint64_t out);
+  Linear make_linear(const gguf::TensorInfo& t);
 
   gguf::File file_;
   ModelConfig config_;
@@ -76,7 +76,10 @@ class Model {
   std::vector<float> output_norm_;
   Linear output_;
   std::vector<float> rope_freq_factors_;
-  std::vector<std::unique_ptr<uint8_t[]>> repacked_;
+  struct FreeAligned {
+    void operator()(uint8_t* p) const;
+  };
+  std::vector<std::unique_ptr<uint8_t, FreeAligned>> repacked_;  // weights in a kernel's own layout
 };
 
 }  // namespace engine

@@ -5,6 +5,8 @@
 
 #include "engine/error.h"
 #include "engine/ops.h"
+#include "engine/threads/parallel_matmul.h"
+#include "engine/threads/thread_pool.h"
 
 namespace engine {
 
@@ -13,6 +15,8 @@ Session::Session(const Model& model, const SessionParams& params)
       c_(model.config()),
       n_ctx_(params.n_ctx != 0 ? params.n_ctx : std::min<uint32_t>(c_.n_ctx_train, 4096)),
       n_batch_(std::max<uint32_t>(1, std::min(params.n_batch, n_ctx_))),
+      pool_(params.pool),
+      n_threads_(params.pool != nullptr ? params.pool->size() : 1),
       kv_(params.kv_type, c_.n_layer, n_ctx_, c_.kv_dim_k(), c_.kv_dim_v()) {
   const size_t b = n_batch_;
   x_.resize(b * c_.n_embd);
@@ -23,7 +27,7 @@ Session::Session(const Model& model, const SessionParams& params)
   att_.resize(b * c_.n_head * c_.head_dim_v);
   gate_.resize(b * c_.n_ff);
   up_.resize(b * c_.n_ff);
-  scores_.resize(n_ctx_);
+  scores_.resize(n_threads_ * n_ctx_);
   rope_.resize(b * c_.n_rot);
 }
 
@@ -111,26 +115,37 @@ void Session::eval_batch(const int32_t* tokens, uint32_t n, Logits wanted) {
   linear(model_.output(), xn_.data(), rows, logits_.data() + before);
 }
 
+template <class Fn>
+void Session::parallel(size_t n_tasks, Fn&& fn) {
+  if (pool_ != nullptr && n_tasks > 1) {
+    pool_->run(n_tasks, fn);
+  } else {
+    for (size_t t = 0; t < n_tasks; ++t) fn(t, 0);
+  }
+}
+
 // Causal attention of the n new tokens over every cached position up to their
 // own, fp32 softmax, grouped-query heads sharing a KV head. Called before
-// n_past_ advances: token i sits at position n_past_ + i.
+// n_past_ advances: token i sits at position n_past_ + i. One task per (token,
+// head); each thread has its own row of scores.
 void Session::attention(uint32_t layer, uint32_t n) {
   const uint32_t hd = c_.head_dim_k;
   const uint32_t hv = c_.head_dim_v;
   const uint32_t group = c_.n_head / c_.n_head_kv;
   const float scale = 1.0f / std::sqrt(static_cast<float>(hd));
-  for (uint32_t i = 0; i < n; ++i) {
+  parallel(size_t{n} * c_.n_head, [&](size_t task, size_t thread) {
+    const auto i = static_cast<uint32_t>(task / c_.n_head);
+    const auto h = static_cast<uint32_t>(task % c_.n_head);
     const uint32_t pos = n_past_ + i;
-    for (uint32_t h = 0; h < c_.n_head; ++h) {
-      const float* q = &q_[size_t{i} * c_.q_dim() + size_t{h} * hd];
-      const uint32_t kvh = h / group;
-      for (uint32_t p = 0; p <= pos; ++p) scores_[p] = kv_.dot_key(layer, p, kvh * hd, q, hd) * scale;
-      ops::softmax(scores_.data(), pos + 1);
-      float* out = &att_[size_t{i} * c_.n_head * hv + size_t{h} * hv];
-      std::fill(out, out + hv, 0.0f);
-      for (uint32_t p = 0; p <= pos; ++p) kv_.add_value(layer, p, kvh * hv, scores_[p], out, hv);
-    }
-  }
+    const uint32_t kvh = h / group;
+    const float* q = &q_[size_t{i} * c_.q_dim() + size_t{h} * hd];
+    float* scores = &scores_[thread * n_ctx_];
+    for (uint32_t p = 0; p <= pos; ++p) scores[p] = kv_.dot_key(layer, p, kvh * hd, q, hd) * scale;
+    ops::softmax(scores, pos + 1);
+    float* out = &att_[size_t{i} * c_.n_head * hv + size_t{h} * hv];
+    std::fill(out, out + hv, 0.0f);
+    for (uint32_t p = 0; p <= pos; ++p) kv_.add_value(layer, p, kvh * hv, scores[p], out, hv);
+  });
 }
 
 // cos/sin of every rotated pair for each new token's position, in double:
@@ -163,7 +178,11 @@ void Session::linear_same_input(const float* x, uint32_t m,
       kernel.pack_lhs(m, l->in, x, l->in, packed_.data());
       packed_for = &kernel;
     }
-    kernel.run(m, l->out, l->in, packed_.data(), l->rhs, y, l->out);
+    if (pool_ != nullptr) {
+      parallel_matmul(*pool_, kernel, m, l->out, l->in, packed_.data(), l->rhs, y, l->out);
+    } else {
+      kernel.run(m, l->out, l->in, packed_.data(), l->rhs, y, l->out);
+    }
   }
 }
 

@@ -13,10 +13,15 @@
 
 namespace engine {
 
+class ThreadPool;
+
 struct SessionParams {
   uint32_t n_ctx = 0;     // 0: the model's training context, at most 4096
   uint32_t n_batch = 512; // tokens per prefill step
   KvType kv_type = KvType::f16;
+  // Threads for the matmuls and attention; nullptr: the calling thread alone.
+  // The pool must outlive the session.
+  ThreadPool* pool = nullptr;
 };
 
 class Session {
@@ -46,12 +51,17 @@ class Session {
   // Several matrices applied to the same x: the activations are packed once
   // when their kernels share the packing.
   void linear_same_input(const float* x, uint32_t m, std::initializer_list<std::pair<const Linear*, float*>> outs);
+  // fn(task, thread) for task < n_tasks, on the pool when there is one.
+  template <class Fn>
+  void parallel(size_t n_tasks, Fn&& fn);
 
   const Model& model_;
   const ModelConfig& c_;
   uint32_t n_ctx_;
   uint32_t n_batch_;
   uint32_t n_past_ = 0;
+  ThreadPool* pool_;
+  size_t n_threads_;
   KvCache kv_;
 
   // Scratch, sized for n_batch tokens (B):
@@ -63,7 +73,7 @@ class Session {
   std::vector<float> att_;      // (B, n_head * head_dim_v) attention output
   std::vector<float> gate_;     // (B, n_ff)
   std::vector<float> up_;       // (B, n_ff)
-  std::vector<float> scores_;   // (n_ctx) attention weights of one head
+  std::vector<float> scores_;   // (threads, n_ctx) attention weights of one head, per thread
   std::vector<float> rope_;     // (B, n_rot) cos/sin pairs per token
   std::vector<float> logits_;   // (1 or B, n_vocab)
   std::vector<uint8_t> packed_; // activations packed for a kernel

@@ -467,6 +467,18 @@ File File::open(const std::string& path) {
 
 void File::fail(const std::string& what) const { throw Error(name_ + ": " + what); }
 
+void File::release_pages(const TensorInfo& t) const {
+  if (mapping_ == nullptr || t.n_bytes == 0) return;
+  const auto page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  const uint64_t begin = data_offset_ + t.offset;
+  const uint64_t first = (begin + page - 1) / page * page;
+  const uint64_t last = (begin + t.n_bytes) / page * page;
+  if (last <= first) return;
+  // A private read-only file mapping: MADV_DONTNEED drops the pages; a later
+  // read faults them back in from the file.
+  madvise(static_cast<uint8_t*>(mapping_->addr) + first, last - first, MADV_DONTNEED);
+}
+
 const KeyValue* File::find(std::string_view key) const {
   for (const KeyValue& kv : kvs_) {
     if (kv.key == key) return &kv;

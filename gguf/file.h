@@ -158,6 +158,12 @@ class File {
   // Pointer into the mapping: no copy.
   const uint8_t* tensor_data(const TensorInfo& t) const { return bytes_.data() + data_offset_ + t.offset; }
 
+  // Tells the OS the pages wholly inside a tensor's data will not be read
+  // again soon, so they leave the resident set (they are re-read from the file
+  // if they are). Used after repacking a tensor into another buffer. No-op for
+  // files parsed from memory.
+  void release_pages(const TensorInfo& t) const;
+
   // Names the file in error messages: "<file>: <what>".
   [[noreturn]] void fail(const std::string& what) const;
 

@@ -5,6 +5,21 @@
 #include <stdexcept>
 
 #include "kernels/ref/matmul_ref.h"
+#if ENGINE_HAVE_TIER_NEON
+#include "kernels/arm/neon/kernels.h"
+#endif
+#if ENGINE_HAVE_TIER_DOTPROD
+#include "kernels/arm/dotprod/kernels.h"
+#endif
+#if ENGINE_HAVE_TIER_I8MM
+#include "kernels/arm/i8mm/kernels.h"
+#endif
+#if ENGINE_HAVE_TIER_SVE
+#include "kernels/arm/sve/kernels.h"
+#endif
+#if ENGINE_HAVE_TIER_HWY
+#include "kernels/hwy/kernels.h"
+#endif
 
 namespace kernels {
 namespace {
@@ -17,9 +32,29 @@ constexpr uint8_t rank(Tier t) { return static_cast<uint8_t>(t); }
 constexpr Tier kPreference[] = {Tier::i8mm, Tier::sve, Tier::dotprod, Tier::neon, Tier::hwy, Tier::ref};
 
 // Every matmul kernel compiled into this binary, from every tier.
+// Each tier exposes `std::span<const MatmulKernel> <tier>::matmul_kernels()`
+// from its kernels.h; only the tiers built into this binary are listed.
 std::vector<const MatmulKernel*> all_kernels() {
   std::vector<const MatmulKernel*> all;
-  for (const MatmulKernel& k : ref::ref_matmul_kernels()) all.push_back(&k);
+  auto add = [&](std::span<const MatmulKernel> tier) {
+    for (const MatmulKernel& k : tier) all.push_back(&k);
+  };
+  add(ref::ref_matmul_kernels());
+#if ENGINE_HAVE_TIER_NEON
+  add(neon::matmul_kernels());
+#endif
+#if ENGINE_HAVE_TIER_DOTPROD
+  add(dotprod::matmul_kernels());
+#endif
+#if ENGINE_HAVE_TIER_I8MM
+  add(i8mm::matmul_kernels());
+#endif
+#if ENGINE_HAVE_TIER_SVE
+  add(sve::matmul_kernels());
+#endif
+#if ENGINE_HAVE_TIER_HWY
+  add(hwy::matmul_kernels());
+#endif
   return all;
 }
 
