@@ -1,6 +1,12 @@
 # Runs COMMAND (a list) and checks it: exit code EXPECT_RC, every regex in EXPECT
-# found in stdout+stderr, and for JSON_LENGTH entries "<key>=<n>" that stdout is
-# JSON whose top-level array <key> has n elements. Skips when REQUIRES is missing.
+# found in stdout+stderr, for JSON_LENGTH entries "<key>=<n>" that stdout is
+# JSON whose top-level array <key> has n elements, and with STDOUT_FROM_JSON
+# "<file>;<key>;<key>..." that stdout is exactly that JSON string plus a
+# newline. Skips when REQUIRES is missing.
+# Lists arrive joined by "@@" (ctest would split them at ";").
+foreach(var COMMAND EXPECT JSON_LENGTH STDOUT_FROM_JSON)
+  string(REPLACE "@@" ";" ${var} "${${var}}")
+endforeach()
 if(REQUIRES AND NOT EXISTS "${REQUIRES}")
   message("SKIPPED: missing shared file ${REQUIRES}")
   return()
@@ -25,4 +31,12 @@ foreach(entry IN LISTS JSON_LENGTH)
     message(FATAL_ERROR "JSON ${CMAKE_MATCH_1} has ${n} elements, expected ${CMAKE_MATCH_2}")
   endif()
 endforeach()
+if(STDOUT_FROM_JSON)
+  list(POP_FRONT STDOUT_FROM_JSON json_file)
+  file(READ "${json_file}" json_text)
+  string(JSON expected GET "${json_text}" ${STDOUT_FROM_JSON})
+  if(NOT out STREQUAL "${expected}\n")
+    message(FATAL_ERROR "stdout differs from ${json_file} ${STDOUT_FROM_JSON}:\n--- got\n${out}\n--- expected\n${expected}")
+  endif()
+endif()
 message("ok: ${COMMAND}")

@@ -1,0 +1,118 @@
+/* The engine's C API: load a GGUF model, create sessions, tokenize, prefill,
+ * decode, read logits, sample.
+ *
+ * Errors: every function that can fail returns an engine_status; on failure
+ * engine_last_error() returns a message for the calling thread (valid until
+ * that thread's next call). No function aborts the host app on bad input: null
+ * or freed handles, wrong sizes and a full context are errors, not crashes.
+ *
+ * Threads: a model is read-only after engine_model_load and may be used from
+ * any number of threads at once (several sessions on one model). A session or
+ * a sampler must be used by one thread at a time; a call that finds the session
+ * busy in another thread returns ENGINE_ERR_BUSY instead of racing. Handles
+ * are checked on every call: freeing twice returns ENGINE_ERR_INVALID_HANDLE.
+ * A model must outlive its sessions: freeing a model with live sessions is
+ * refused (ENGINE_ERR_IN_USE).
+ */
+#ifndef ENGINE_API_ENGINE_H
+#define ENGINE_API_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum engine_status {
+  ENGINE_OK = 0,
+  ENGINE_ERR_INVALID_ARGUMENT = 1, /* null pointer, out-of-range value, bad token id */
+  ENGINE_ERR_INVALID_HANDLE = 2,   /* unknown, already freed or wrong kind of handle */
+  ENGINE_ERR_MODEL = 3,            /* the file is not a usable model (message names file and problem) */
+  ENGINE_ERR_CONTEXT_FULL = 4,     /* the tokens do not fit in the session's context */
+  ENGINE_ERR_BUFFER_TOO_SMALL = 5, /* output buffer too small; the needed size is returned */
+  ENGINE_ERR_BUSY = 6,             /* the session/sampler is in use by another thread */
+  ENGINE_ERR_IN_USE = 7,           /* the model still has sessions */
+  ENGINE_ERR_STATE = 8,            /* call out of order (e.g. logits before any evaluation) */
+  ENGINE_ERR_OUT_OF_MEMORY = 9,
+  ENGINE_ERR_INTERNAL = 10
+} engine_status;
+
+typedef struct engine_model engine_model;
+typedef struct engine_session engine_session;
+typedef struct engine_sampler engine_sampler;
+
+/* The message of the calling thread's last failed call ("" if none). */
+const char* engine_last_error(void);
+const char* engine_status_name(engine_status status);
+const char* engine_version(void);
+
+/* ---- models ---- */
+/* Maps the file read-only, validates it and chooses the kernels (logged). */
+engine_status engine_model_load(const char* path, engine_model** out);
+engine_status engine_model_free(engine_model* model);
+int32_t engine_model_n_vocab(const engine_model* model);     /* -1 for a bad handle */
+int32_t engine_model_n_ctx_train(const engine_model* model); /* -1 for a bad handle */
+int32_t engine_model_bos(const engine_model* model);         /* -1 when none */
+int32_t engine_model_eos(const engine_model* model);         /* -1 when none */
+bool engine_model_is_end_of_generation(const engine_model* model, int32_t token);
+
+/* ---- tokens ---- */
+/* Tokenizes len bytes of UTF-8 text into tokens[0..capacity). *n_tokens gets the
+ * count; if it exceeds capacity the call returns ENGINE_ERR_BUFFER_TOO_SMALL and
+ * nothing past capacity is written. */
+engine_status engine_tokenize(const engine_model* model, const char* text, size_t len, bool add_bos,
+                              bool parse_special, int32_t* tokens, size_t capacity, size_t* n_tokens);
+/* The bytes of one token (not NUL-terminated; *len gets the size). */
+engine_status engine_token_to_piece(const engine_model* model, int32_t token, char* buf, size_t capacity,
+                                    size_t* len);
+
+/* ---- sessions ---- */
+typedef enum engine_kv_type { ENGINE_KV_F16 = 0, ENGINE_KV_F32 = 1 } engine_kv_type;
+typedef struct engine_session_params {
+  uint32_t n_ctx;   /* 0: the model's training context, at most 4096 */
+  uint32_t n_batch; /* prompt tokens per prefill step; 0: 512 */
+  engine_kv_type kv_type;
+  int32_t n_threads; /* 0: one per core of the fastest cluster(s) */
+  const char* cpus;  /* NULL: the default placement; or a CPU list such as "4-7" */
+} engine_session_params;
+
+engine_session_params engine_session_default_params(void);
+engine_status engine_session_create(engine_model* model, const engine_session_params* params,
+                                    engine_session** out);
+engine_status engine_session_free(engine_session* session);
+/* Evaluates n tokens after those already in the session, as one batch. */
+engine_status engine_prefill(engine_session* session, const int32_t* tokens, size_t n);
+/* Evaluates one token (a decode step). */
+engine_status engine_decode(engine_session* session, int32_t token);
+/* The logits of the last evaluated token: n_vocab floats, valid until the next
+ * call on this session. */
+engine_status engine_logits(engine_session* session, const float** logits, size_t* n_vocab);
+uint32_t engine_session_n_past(const engine_session* session);
+engine_status engine_session_reset(engine_session* session);
+
+/* ---- sampling ---- */
+typedef struct engine_sampler_params {
+  float temperature;    /* <= 0: greedy */
+  int32_t top_k;        /* <= 0: off */
+  float top_p;          /* >= 1: off */
+  float min_p;          /* <= 0: off */
+  float repeat_penalty; /* 1: off */
+  int32_t repeat_last_n;
+  uint32_t seed; /* 0xFFFFFFFF: random */
+} engine_sampler_params;
+
+engine_sampler_params engine_sampler_default_params(void);
+engine_status engine_sampler_create(const engine_sampler_params* params, engine_sampler** out);
+engine_status engine_sampler_free(engine_sampler* sampler);
+/* Picks the next token from the session's current logits and records it. */
+engine_status engine_sample(engine_sampler* sampler, engine_session* session, int32_t* token);
+/* Records a context token (e.g. the prompt) for the repetition penalty. */
+engine_status engine_sampler_accept(engine_sampler* sampler, int32_t token);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ENGINE_API_ENGINE_H */

@@ -1,0 +1,137 @@
+// A thin C++ wrapper over the C API (engine.h): RAII handles, exceptions
+// instead of status codes, std::span and std::string instead of pointers and
+// sizes. Same threading rules as the C API.
+#pragma once
+
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "engine/api/engine.h"
+
+namespace engine::api {
+
+class Error : public std::runtime_error {
+ public:
+  Error(engine_status status, const std::string& message) : std::runtime_error(message), status_(status) {}
+  engine_status status() const { return status_; }
+
+ private:
+  engine_status status_;
+};
+
+inline void check(engine_status s) {
+  if (s != ENGINE_OK) throw Error(s, engine_last_error());
+}
+
+template <class Handle, engine_status (*Free)(Handle*)>
+class Owned {
+ public:
+  Owned() = default;
+  explicit Owned(Handle* h) : h_(h) {}
+  Owned(Owned&& o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
+  Owned& operator=(Owned&& o) noexcept {
+    if (this != &o) {
+      reset();
+      h_ = std::exchange(o.h_, nullptr);
+    }
+    return *this;
+  }
+  ~Owned() { reset(); }
+  Handle* get() const { return h_; }
+
+ private:
+  void reset() {
+    if (h_ != nullptr) Free(h_);
+    h_ = nullptr;
+  }
+  Handle* h_ = nullptr;
+};
+
+class Model {
+ public:
+  explicit Model(const std::string& path) {
+    engine_model* m = nullptr;
+    check(engine_model_load(path.c_str(), &m));
+    h_ = Owned<engine_model, engine_model_free>(m);
+  }
+  engine_model* get() const { return h_.get(); }
+  int32_t n_vocab() const { return engine_model_n_vocab(get()); }
+  int32_t bos() const { return engine_model_bos(get()); }
+  int32_t eos() const { return engine_model_eos(get()); }
+  bool is_end_of_generation(int32_t t) const { return engine_model_is_end_of_generation(get(), t); }
+
+  std::vector<int32_t> tokenize(std::string_view text, bool add_bos, bool parse_special = false) const {
+    std::vector<int32_t> ids(text.size() + 2);
+    size_t n = 0;
+    engine_status s = engine_tokenize(get(), text.data(), text.size(), add_bos, parse_special, ids.data(), ids.size(), &n);
+    if (s == ENGINE_ERR_BUFFER_TOO_SMALL) {
+      ids.resize(n);
+      s = engine_tokenize(get(), text.data(), text.size(), add_bos, parse_special, ids.data(), ids.size(), &n);
+    }
+    check(s);
+    ids.resize(n);
+    return ids;
+  }
+  std::string piece(int32_t token) const {
+    std::string out(16, '\0');
+    size_t n = 0;
+    engine_status s = engine_token_to_piece(get(), token, out.data(), out.size(), &n);
+    if (s == ENGINE_ERR_BUFFER_TOO_SMALL) {
+      out.resize(n);
+      s = engine_token_to_piece(get(), token, out.data(), out.size(), &n);
+    }
+    check(s);
+    out.resize(n);
+    return out;
+  }
+
+ private:
+  Owned<engine_model, engine_model_free> h_;
+};
+
+class Session {
+ public:
+  explicit Session(const Model& model, engine_session_params params = engine_session_default_params()) {
+    engine_session* s = nullptr;
+    check(engine_session_create(model.get(), &params, &s));
+    h_ = Owned<engine_session, engine_session_free>(s);
+  }
+  engine_session* get() const { return h_.get(); }
+  void prefill(std::span<const int32_t> tokens) { check(engine_prefill(get(), tokens.data(), tokens.size())); }
+  void decode(int32_t token) { check(engine_decode(get(), token)); }
+  std::span<const float> logits() const {
+    const float* p = nullptr;
+    size_t n = 0;
+    check(engine_logits(get(), &p, &n));
+    return {p, n};
+  }
+  uint32_t n_past() const { return engine_session_n_past(get()); }
+  void reset() { check(engine_session_reset(get())); }
+
+ private:
+  Owned<engine_session, engine_session_free> h_;
+};
+
+class Sampler {
+ public:
+  explicit Sampler(engine_sampler_params params = engine_sampler_default_params()) {
+    engine_sampler* s = nullptr;
+    check(engine_sampler_create(&params, &s));
+    h_ = Owned<engine_sampler, engine_sampler_free>(s);
+  }
+  int32_t sample(Session& session) {
+    int32_t t = -1;
+    check(engine_sample(h_.get(), session.get(), &t));
+    return t;
+  }
+  void accept(int32_t token) { check(engine_sampler_accept(h_.get(), token)); }
+
+ private:
+  Owned<engine_sampler, engine_sampler_free> h_;
+};
+
+}  // namespace engine::api

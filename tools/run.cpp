@@ -1,0 +1,264 @@
+// run: generate text with a GGUF model, streaming it as it comes, then report
+// prefill speed, time to first token and decode speed as separate figures.
+//
+//   run -m model.gguf -p "Once upon a time" -n 128
+//   run -m model.gguf --tokens 1,403,407 --dump-logits out.json
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/error.h"
+#include "engine/log.h"
+#include "engine/memory.h"
+#include "engine/model.h"
+#include "engine/sampler.h"
+#include "engine/session.h"
+#include "engine/threads/thread_plan.h"
+#include "engine/threads/thread_pool.h"
+#include "engine/threads/topology.h"
+#include "engine/tokenizer/tokenizer.h"
+#include "gguf/file.h"
+#include "tools/common/args.h"
+#include "tools/common/json_writer.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+  std::string model;
+  std::string prompt;
+  int64_t n_predict = 128;
+  int64_t n_threads = 0;
+  std::string cpus;
+  int64_t n_ctx = 0;
+  int64_t n_batch = 512;
+  std::string kv_type = "f16";
+  engine::SamplerParams sampler;
+  bool ignore_eos = false;
+  bool special = false;
+  std::string tokens;
+  std::string dump_logits;
+  bool verbose = false;
+};
+
+void usage(FILE* out) {
+  std::fprintf(out,
+               "usage: run -m MODEL.gguf [-p PROMPT] [-n N] [options]\n"
+               "  -m, --model FILE        GGUF model\n"
+               "  -p, --prompt TEXT       prompt (default: empty, generation starts from BOS)\n"
+               "  -n, --n-predict N       tokens to generate (default 128; stops early at end of generation)\n"
+               "  -t, --threads N         threads (default: one per core of the fastest clusters)\n"
+               "      --cpus SPEC         default | all | none | a CPU list such as 4-7\n"
+               "  -c, --ctx-size N        context size (default: the model's, at most 4096)\n"
+               "  -b, --batch-size N      prompt tokens per prefill step (default 512)\n"
+               "      --kv-type f16|f32   KV cache precision (default f16)\n"
+               "  -s, --seed N            sampler seed (default: random, printed)\n"
+               "      --temp T            temperature, 0 = greedy (default 0.8)\n"
+               "      --top-k N           (default 40, 0 = off)\n"
+               "      --top-p P           (default 0.95, 1 = off)\n"
+               "      --min-p P           (default 0.05, 0 = off)\n"
+               "      --repeat-penalty P  (default 1.0 = off)\n"
+               "      --repeat-last-n N   tokens the penalty looks back (default 64)\n"
+               "      --ignore-eos        keep generating past end-of-generation tokens\n"
+               "      --special           parse special-token texts in the prompt\n"
+               "      --tokens IDS        evaluate these token ids (comma-separated) as one batch ...\n"
+               "      --dump-logits FILE  ... and write {\"tokens\": [...], \"logits\": [[...], ...]} to FILE\n"
+               "  -v, --verbose           log the kernel plan and thread placement\n");
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  tools::Args a(argc, argv);
+  while (!a.done()) {
+    int64_t i;
+    if (a.option({"-m", "--model"}, o.model) || a.option({"-p", "--prompt"}, o.prompt) ||
+        a.option({"-n", "--n-predict"}, o.n_predict) || a.option({"-t", "--threads"}, o.n_threads) ||
+        a.option({"--cpus"}, o.cpus) || a.option({"-c", "--ctx-size"}, o.n_ctx) ||
+        a.option({"-b", "--batch-size"}, o.n_batch) || a.option({"--kv-type"}, o.kv_type) ||
+        a.option({"--tokens"}, o.tokens) || a.option({"--dump-logits"}, o.dump_logits)) {
+      continue;
+    }
+    if (a.option({"-s", "--seed"}, i)) {
+      o.sampler.seed = static_cast<uint32_t>(i);
+    } else if (a.option({"--temp"}, o.sampler.temperature) || a.option({"--top-p"}, o.sampler.top_p) ||
+               a.option({"--min-p"}, o.sampler.min_p) || a.option({"--repeat-penalty"}, o.sampler.repeat_penalty)) {
+    } else if (a.option({"--top-k"}, i)) {
+      o.sampler.top_k = static_cast<int32_t>(i);
+    } else if (a.option({"--repeat-last-n"}, i)) {
+      o.sampler.repeat_last_n = static_cast<int32_t>(i);
+    } else if (a.flag({"--ignore-eos"})) {
+      o.ignore_eos = true;
+    } else if (a.flag({"--special"})) {
+      o.special = true;
+    } else if (a.flag({"-v", "--verbose"})) {
+      o.verbose = true;
+    } else if (a.flag({"-h", "--help"})) {
+      usage(stdout);
+      std::exit(0);
+    } else {
+      throw tools::ArgError("unknown option '" + a.peek() + "'");
+    }
+  }
+  if (o.model.empty()) throw tools::ArgError("no model given (-m MODEL.gguf)");
+  if (o.n_predict < 0) throw tools::ArgError("-n must be >= 0");
+  if (o.n_threads < 0) throw tools::ArgError("-t must be >= 0");
+  if (o.n_ctx < 0 || o.n_ctx > UINT32_MAX) throw tools::ArgError("-c is out of range");
+  if (o.n_batch <= 0 || o.n_batch > UINT32_MAX) throw tools::ArgError("-b must be positive");
+  if (o.kv_type != "f16" && o.kv_type != "f32") throw tools::ArgError("--kv-type must be f16 or f32");
+  if (!o.dump_logits.empty() && o.tokens.empty()) throw tools::ArgError("--dump-logits needs --tokens");
+  return o;
+}
+
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+std::string mib(uint64_t bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / (1 << 20));
+  return buf;
+}
+
+// --tokens/--dump-logits: one batch, the logits of every position, as JSON.
+int dump_logits(engine::Session& session, const std::vector<int32_t>& ids, const std::string& path, size_t n_vocab) {
+  session.eval(ids, /*all_logits=*/true);
+  tools::JsonWriter j;
+  j.begin_object().key("tokens").begin_array();
+  for (int32_t t : ids) j.value(static_cast<int64_t>(t));
+  j.end_array().key("logits").begin_array();
+  const auto logits = session.logits();
+  for (size_t p = 0; p < ids.size(); ++p) {
+    j.begin_array();
+    for (size_t v = 0; v < n_vocab; ++v) j.value(static_cast<double>(logits[p * n_vocab + v]));
+    j.end_array();
+  }
+  j.end_array().end_object();
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out << j.str() << '\n';
+    if (!out) throw engine::Error("cannot write " + tmp);
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw engine::Error("cannot rename " + tmp + " to " + path);
+  std::fprintf(stderr, "wrote the logits of %zu positions x %zu to %s\n", ids.size(), n_vocab, path.c_str());
+  return 0;
+}
+
+int run(const Options& o) {
+  if (!o.verbose) engine::set_log_level(engine::LogLevel::warning);
+  const auto t_load = Clock::now();
+  const auto model = engine::Model::load(o.model);
+  const engine::Tokenizer tokenizer = engine::Tokenizer::from_gguf(model->file());
+  const auto t_loaded = Clock::now();
+  const engine::MemoryUsage after_load = engine::memory_usage();
+
+  engine::ThreadOptions thread_options;
+  thread_options.n_threads = static_cast<size_t>(o.n_threads);
+  if (!o.cpus.empty()) thread_options.set_cpus(o.cpus);
+  const engine::ThreadPlan plan = engine::ThreadPlan::make(engine::CpuTopology::detect(), thread_options);
+  engine::ThreadPool pool(plan);
+  engine::SessionParams sp;
+  sp.n_ctx = static_cast<uint32_t>(o.n_ctx);
+  sp.n_batch = static_cast<uint32_t>(o.n_batch);
+  sp.kv_type = o.kv_type == "f32" ? engine::KvType::f32 : engine::KvType::f16;
+  sp.pool = &pool;
+  engine::Session session(*model, sp);
+  const size_t n_vocab = model->config().n_vocab;
+
+  if (!o.tokens.empty()) {
+    const std::vector<int32_t> ids = tools::parse_int_list(o.tokens);
+    if (!o.dump_logits.empty()) return dump_logits(session, ids, o.dump_logits, n_vocab);
+  }
+
+  std::vector<int32_t> prompt = o.tokens.empty() ? tokenizer.encode(o.prompt, tokenizer.add_bos(), o.special)
+                                                 : tools::parse_int_list(o.tokens);
+  if (prompt.empty()) {
+    if (tokenizer.bos() < 0) throw engine::Error("the prompt is empty and the vocabulary has no BOS token to start from");
+    prompt.push_back(tokenizer.bos());
+  }
+  engine::Sampler sampler(o.sampler);
+  for (int32_t t : prompt) sampler.accept(t);
+
+  // The prompt is printed as given; the decoder sees its ids first so the
+  // continuation's spacing is right.
+  engine::Tokenizer::StreamDecoder decoder = tokenizer.stream_decoder();
+  std::string shown_prompt;
+  for (int32_t t : prompt) shown_prompt += decoder.push(t);
+  std::fputs(shown_prompt.c_str(), stdout);
+  std::fflush(stdout);
+
+  const auto t_prefill = Clock::now();
+  session.eval(prompt);
+  int32_t next = sampler.sample(session.logits());
+  const auto t_first = Clock::now();
+
+  int64_t generated = 0;
+  auto t_decode_end = t_first;
+  while (generated < o.n_predict) {
+    ++generated;
+    sampler.accept(next);
+    const bool stop = !o.ignore_eos && tokenizer.is_end_of_generation(next);
+    if (!stop) {
+      std::fputs(decoder.push(next).c_str(), stdout);
+      std::fflush(stdout);
+    }
+    if (stop || generated == o.n_predict) break;
+    if (session.n_past() >= session.n_ctx()) {
+      std::fprintf(stderr, "\nrun: the context (%u tokens) is full; stopping\n", session.n_ctx());
+      break;
+    }
+    session.eval({&next, 1});
+    next = sampler.sample(session.logits());
+    t_decode_end = Clock::now();
+  }
+  std::fputs(decoder.flush().c_str(), stdout);
+  std::fputs("\n", stdout);
+  std::fflush(stdout);
+
+  const engine::MemoryUsage end = engine::memory_usage();
+  const double prefill_ms = ms_between(t_prefill, t_first);
+  const double decode_ms = ms_between(t_first, t_decode_end);
+  const int64_t decode_steps = generated > 0 ? generated - 1 : 0;  // the first token came from the prefill
+  std::fprintf(stderr, "\nmodel:      %s (%s, load %.0f ms)\n", o.model.c_str(),
+               mib(model->file().file_size()).c_str(), ms_between(t_load, t_loaded));
+  std::fprintf(stderr, "prompt:     %zu tokens, prefill %.2f tokens/s (%.1f ms)\n", prompt.size(),
+               1000.0 * static_cast<double>(prompt.size()) / prefill_ms, prefill_ms);
+  std::fprintf(stderr, "first token: %.1f ms after the prompt was tokenized\n", prefill_ms);
+  if (decode_steps > 0) {
+    std::fprintf(stderr, "decode:     %lld tokens, %.2f tokens/s (%.1f ms)\n", static_cast<long long>(decode_steps),
+                 1000.0 * static_cast<double>(decode_steps) / decode_ms, decode_ms);
+  } else {
+    std::fprintf(stderr, "decode:     no decode steps (generated %lld token%s)\n", static_cast<long long>(generated),
+                 generated == 1 ? "" : "s");
+  }
+  std::fprintf(stderr, "sampler:    seed %u, temp %.2f, top-k %d, top-p %.2f, min-p %.2f, repeat-penalty %.2f\n",
+               sampler.seed(), static_cast<double>(o.sampler.temperature), o.sampler.top_k,
+               static_cast<double>(o.sampler.top_p), static_cast<double>(o.sampler.min_p),
+               static_cast<double>(o.sampler.repeat_penalty));
+  if (after_load.known) {
+    std::fprintf(stderr, "memory:     resident %s after load, %s at the end, peak %s; KV cache %s (%s)\n",
+                 mib(after_load.rss_bytes).c_str(), mib(end.rss_bytes).c_str(), mib(end.peak_rss_bytes).c_str(),
+                 mib(session.kv_cache().bytes()).c_str(), engine::kv_type_name(session.kv_cache().type()));
+  }
+  std::fprintf(stderr, "threads:    %s\n", pool.describe().c_str());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(parse(argc, argv));
+  } catch (const tools::ArgError& e) {
+    std::fprintf(stderr, "run: %s\n", e.what());
+    usage(stderr);
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "run: %s\n", e.what());
+    return 1;
+  }
+}
