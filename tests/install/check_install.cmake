@@ -1,5 +1,6 @@
-# Installs the build into a scratch prefix, builds the consumer app against it
-# with find_package(engine), and runs both the shared and the static link.
+# Installs the build into a scratch prefix, builds the consumer apps against it
+# with find_package(engine) (a C++ one and a C one using the C API), and runs
+# each linked shared and static.
 # Arguments: BUILD_DIR, SOURCE_DIR, WORK_DIR, MODEL, GENERATOR.
 if(NOT EXISTS ${MODEL})
   message("SKIPPED: missing shared file ${MODEL}")
@@ -21,6 +22,13 @@ foreach(app consumer_shared consumer_static)
   run(${WORK_DIR}/build/${app} ${MODEL})
   message(STATUS "${app}: ${last_output}")
   if(NOT last_output MATCHES "has 48 tensors")
+    message(FATAL_ERROR "${app} printed: ${last_output}")
+  endif()
+endforeach()
+foreach(app generate_shared generate_static)
+  run(${WORK_DIR}/build/${app} ${MODEL} "Once upon a time")
+  message(STATUS "${app}: ${last_output}")
+  if(NOT last_output MATCHES "^Once upon a time, there was a little girl named Lily")
     message(FATAL_ERROR "${app} printed: ${last_output}")
   endif()
 endforeach()
