@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Sets up, builds the tools natively and runs the main job on the default model.
-# For now the main job describes the model with gguf-info; text generation
-# replaces it when the runtime lands.
+# Sets up, builds the tools natively and runs the main job: text generation with
+# the default model (../shared/models/stories260K.gguf), greedy, 200 tokens —
+# the text llama2.c documents for this model. Arguments replace the defaults:
+#   scripts/run.sh -m other.gguf -p "Once upon a time" -n 64
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 "$ROOT/scripts/setup.sh"
-build_tree native -DCMAKE_BUILD_TYPE=Release -DENGINE_BUILD_TESTS=OFF -DENGINE_BUILD_BENCH=OFF
-model="${1:-$ROOT/../shared/models/stories260K.gguf}"
-exec "$BUILD/native/bin/gguf-info" --kernels "$model"
+BUILD_TARGETS=run build_tree native "${NATIVE_OPTIONS[@]}"
+if [ "$#" -eq 0 ]; then
+  set -- -m "$ROOT/../shared/models/stories260K.gguf" -n 200 --temp 0
+fi
+exec "$BUILD/native/bin/run" "$@"

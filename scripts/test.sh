@@ -10,7 +10,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 "$ROOT/scripts/setup.sh"
 
 QEMU_CPUS="cortex-a53;neoverse-n1;max;a64fx"
-build_tree native -DCMAKE_BUILD_TYPE=Release -DENGINE_WERROR=ON
+build_tree native "${NATIVE_OPTIONS[@]}"
 build_tree asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DENGINE_WERROR=ON -DENGINE_BUILD_BENCH=OFF \
   "-DENGINE_SANITIZE=address;undefined" -DENGINE_TEST_SUFFIX=@asan
 build_tree aarch64 -DCMAKE_BUILD_TYPE=Release -DENGINE_WERROR=ON \

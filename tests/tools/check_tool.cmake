@@ -2,7 +2,8 @@
 # found in stdout+stderr, for JSON_LENGTH entries "<key>=<n>" that stdout is
 # JSON whose top-level array <key> has n elements, and with STDOUT_FROM_JSON
 # "<file>;<key>;<key>..." that stdout is exactly that JSON string plus a
-# newline. Skips when REQUIRES is missing.
+# newline. STDIN_TEXT is fed to the command's standard input. Skips when
+# REQUIRES is missing.
 # Lists arrive joined by "@@" (ctest would split them at ";").
 foreach(var COMMAND EXPECT JSON_LENGTH STDOUT_FROM_JSON)
   string(REPLACE "@@" ";" ${var} "${${var}}")
@@ -11,7 +12,17 @@ if(REQUIRES AND NOT EXISTS "${REQUIRES}")
   message("SKIPPED: missing shared file ${REQUIRES}")
   return()
 endif()
-execute_process(COMMAND ${COMMAND} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+set(input_args "")
+if(DEFINED STDIN_TEXT AND NOT STDIN_TEXT STREQUAL "")
+  string(RANDOM LENGTH 12 tag)
+  set(input_file "${CMAKE_CURRENT_BINARY_DIR}/stdin-${tag}.txt")
+  file(WRITE "${input_file}" "${STDIN_TEXT}")
+  set(input_args INPUT_FILE "${input_file}")
+endif()
+execute_process(COMMAND ${COMMAND} ${input_args} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(input_args)
+  file(REMOVE "${input_file}")
+endif()
 set(all "${out}${err}")
 if(NOT rc STREQUAL "${EXPECT_RC}")
   message(FATAL_ERROR "exit code ${rc}, expected ${EXPECT_RC}: ${COMMAND}\n${all}")

@@ -1,0 +1,107 @@
+// Byte-level BPE: pre-tokenize the text into words, map each byte of a word to
+// its GPT-2 alphabet token, then repeatedly apply the merge with the lowest
+// rank in tokenizer.ggml.merges (ties: leftmost). This is the reference
+// (llama.cpp llm_tokenizer_bpe) algorithm, done on ids instead of strings.
+#include <queue>
+
+#include "engine/tokenizer/unicode.h"
+#include "engine/tokenizer/vocab.h"
+
+namespace engine::tokenizer_detail {
+namespace {
+
+struct Symbol {
+  size_t begin;  // byte range in the word
+  size_t size;   // 0 once merged into its left neighbour
+  int32_t prev;
+  int32_t next;
+  int32_t id;  // -1: not a token (a byte missing from the vocabulary, or a merge without a token)
+};
+
+struct Bigram {
+  int32_t rank;
+  int32_t left;
+  int32_t right;
+  size_t size;  // bytes of both symbols when queued: detects stale entries
+  int32_t result;
+};
+
+struct LowerPriority {
+  bool operator()(const Bigram& a, const Bigram& b) const {
+    return a.rank > b.rank || (a.rank == b.rank && a.left > b.left);
+  }
+};
+
+void encode_word(const Vocab& vocab, std::string_view word, std::vector<int32_t>& out) {
+  if (vocab.ignore_merges) {
+    // Llama 3 style: a word that is a token as a whole is that token, whatever the merges say.
+    std::string spelled;
+    for (unsigned char b : word) unicode::append_utf8(spelled, unicode::byte_to_codepoint(b));
+    if (const int32_t id = vocab.find(spelled); id >= 0) {
+      out.push_back(id);
+      return;
+    }
+  }
+
+  std::vector<Symbol> symbols(word.size());
+  for (size_t i = 0; i < word.size(); ++i) {
+    const auto index = static_cast<int32_t>(i);
+    symbols[i] = {i, 1, index - 1, i + 1 == word.size() ? -1 : index + 1,
+                  vocab.byte_token[static_cast<unsigned char>(word[i])]};
+  }
+
+  std::priority_queue<Bigram, std::vector<Bigram>, LowerPriority> queue;
+  auto try_add = [&](int32_t left, int32_t right) {
+    if (left < 0 || right < 0) return;
+    const Symbol& l = symbols[left];
+    const Symbol& r = symbols[right];
+    if (l.id < 0 || r.id < 0) return;  // merges only name tokens
+    if (const MergeResult* m = vocab.find_merge(l.id, r.id)) queue.push({m->rank, left, right, l.size + r.size, m->result});
+  };
+  for (int32_t i = 1; i < static_cast<int32_t>(symbols.size()); ++i) try_add(i - 1, i);
+
+  while (!queue.empty()) {
+    const Bigram top = queue.top();
+    queue.pop();
+    Symbol& left = symbols[top.left];
+    Symbol& right = symbols[top.right];
+    if (left.size == 0 || right.size == 0 || left.size + right.size != top.size) continue;  // stale
+    left.size += right.size;
+    left.id = top.result;
+    right.size = 0;
+    left.next = right.next;
+    if (right.next >= 0) symbols[right.next].prev = top.left;
+    try_add(left.prev, top.left);
+    try_add(top.left, left.next);
+  }
+
+  for (int32_t i = symbols.empty() ? -1 : 0; i >= 0; i = symbols[i].next) {
+    const Symbol& s = symbols[i];
+    if (s.id >= 0) {
+      out.push_back(s.id);
+      continue;
+    }
+    // Spell it byte by byte; a byte the vocabulary lacks becomes <unk>, or is
+    // dropped when there is none (as the reference does).
+    for (size_t j = s.begin; j < s.begin + s.size; ++j) {
+      const int32_t id = vocab.byte_token[static_cast<unsigned char>(word[j])];
+      if (id >= 0) {
+        out.push_back(id);
+      } else if (vocab.unk >= 0) {
+        out.push_back(vocab.unk);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void encode_bpe(const Vocab& vocab, std::string_view text, std::vector<int32_t>& out) {
+  const DecodedText decoded = decode_for_split(text);
+  for (const UnitSpan& w : pre_tokenize(vocab.pre, decoded)) {
+    const size_t begin = decoded.offsets[w.begin];
+    encode_word(vocab, text.substr(begin, decoded.offsets[w.end] - begin), out);
+  }
+}
+
+}  // namespace engine::tokenizer_detail
