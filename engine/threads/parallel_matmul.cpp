@@ -1,0 +1,48 @@
+#include "engine/threads/parallel_matmul.h"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace engine {
+namespace {
+
+size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
+
+// Splits `blocks` into at most `parts` chunks of whole blocks: {blocks per chunk, chunks}.
+std::pair<size_t, size_t> split_blocks(size_t blocks, size_t parts) {
+  parts = std::clamp<size_t>(parts, 1, std::max<size_t>(blocks, 1));
+  const size_t per_chunk = ceil_div(blocks, parts);
+  return {per_chunk, ceil_div(blocks, per_chunk)};
+}
+
+}  // namespace
+
+MatmulSplit split_matmul(const kernels::MatmulKernel& kernel, size_t m, size_t n, size_t threads) {
+  MatmulSplit s;
+  if (m == 0 || n == 0) return s;
+  const size_t m_step = std::max<size_t>(kernel.m_step, 1), n_step = std::max<size_t>(kernel.n_step, 1);
+  const size_t m_blocks = ceil_div(m, m_step), n_blocks = ceil_div(n, n_step);
+  const size_t target = threads <= 1 ? 1 : threads * kTasksPerThread;
+  const auto [n_per, n_tasks] = split_blocks(n_blocks, target);
+  const auto [m_per, m_tasks] = split_blocks(m_blocks, ceil_div(target, n_tasks));
+  s.n_chunk = n_per * n_step;
+  s.n_tasks = n_tasks;
+  s.m_chunk = m_per * m_step;
+  s.m_tasks = m_tasks;
+  return s;
+}
+
+void parallel_matmul(ThreadPool& pool, const kernels::MatmulKernel& kernel, size_t m, size_t n, size_t k,
+                     const void* lhs_packed, const void* rhs_packed, float* dst, size_t dst_stride) {
+  const MatmulSplit s = split_matmul(kernel, m, n, pool.size());
+  const auto* lhs = static_cast<const uint8_t*>(lhs_packed);
+  const auto* rhs = static_cast<const uint8_t*>(rhs_packed);
+  pool.run(s.tasks(), [&](size_t task, size_t) {
+    const size_t m0 = task / s.n_tasks * s.m_chunk, n0 = task % s.n_tasks * s.n_chunk;
+    const size_t rows = std::min(s.m_chunk, m - m0), cols = std::min(s.n_chunk, n - n0);
+    kernel.run(rows, cols, k, lhs + kernel.lhs_packed_offset(m0, k), rhs + kernel.rhs_packed_offset(n0, k),
+               dst + m0 * dst_stride + n0, dst_stride);
+  });
+}
+
+}  // namespace engine

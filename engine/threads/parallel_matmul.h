@@ -1,0 +1,35 @@
+// Y = X * W^T with one MatmulKernel (kernels/matmul.h), split across a pool.
+//
+// Decode (M within one m_step) splits the N rows of W; prefill splits N first
+// and then M, so each task streams its slice of W once for all its rows. Every
+// split starts on a multiple of the kernel's m_step / n_step and never splits
+// K, so each output element is computed by the same code on the same data
+// whatever the thread count: results are bitwise identical for 1..N threads
+// (tests/threads check it). About kTasksPerThread tasks per thread let fast
+// cores take more of them than slow ones on a prime + big layout.
+#pragma once
+
+#include <cstddef>
+
+#include "engine/threads/thread_pool.h"
+#include "kernels/matmul.h"
+
+namespace engine {
+
+inline constexpr size_t kTasksPerThread = 4;
+
+struct MatmulSplit {
+  size_t m_chunk = 0, n_chunk = 0;  // rows of X / rows of W per task (multiples of the steps)
+  size_t m_tasks = 0, n_tasks = 0;  // task grid; tasks = m_tasks * n_tasks
+  size_t tasks() const { return m_tasks * n_tasks; }
+};
+
+MatmulSplit split_matmul(const kernels::MatmulKernel& kernel, size_t m, size_t n, size_t threads);
+
+// lhs_packed: kernel.pack_lhs output for m rows; rhs_packed: W as the kernel
+// reads it (pack_rhs output, or the GGUF rows when pack_rhs is nullptr).
+// dst: (m, dst_stride) floats, the first n columns written.
+void parallel_matmul(ThreadPool& pool, const kernels::MatmulKernel& kernel, size_t m, size_t n, size_t k,
+                     const void* lhs_packed, const void* rhs_packed, float* dst, size_t dst_stride);
+
+}  // namespace engine

@@ -1,0 +1,171 @@
+// parallel_matmul: bitwise the same result as one single-threaded kernel call,
+// for 1, 2, 3 and 8 threads, with the ref kernels, the kernel this CPU would
+// get, and a tiled mock kernel that checks every split lands on its steps.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "engine/log.h"
+#include "engine/threads/parallel_matmul.h"
+#include "kernels/ref/matmul_ref.h"
+#include "kernels/ref/type_ops.h"
+#include "kernels/registry.h"
+
+namespace {
+
+// Every pool logs its placement at info; the dozens built here would bury the
+// test output (LogCapture turns info back on where a test reads it).
+[[maybe_unused]] const bool kQuietLog = (engine::set_log_level(engine::LogLevel::warning), true);
+
+using engine::PoolOptions;
+using engine::ThreadPlan;
+using engine::ThreadPool;
+using gguf::GgmlType;
+using kernels::MatmulKernel;
+
+struct Operands {
+  std::vector<uint8_t> rhs_packed, lhs_packed;
+};
+
+Operands prepare(const MatmulKernel& kernel, size_t m, size_t n, size_t k, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  const size_t row = *gguf::row_bytes(kernel.rhs_type, k);
+  std::vector<uint8_t> rhs(row * n);
+  std::vector<float> w(k);
+  for (size_t i = 0; i < n; ++i) {
+    for (float& v : w) v = normal(rng) * 0.1f;
+    kernels::ref::type_ops(kernel.rhs_type)->quantize_row(w.data(), rhs.data() + i * row, k);
+  }
+  Operands o;
+  if (kernel.pack_rhs != nullptr) {
+    o.rhs_packed.resize(kernel.rhs_packed_size(n, k));
+    kernel.pack_rhs(n, k, rhs.data(), o.rhs_packed.data());
+  } else {
+    o.rhs_packed = std::move(rhs);
+  }
+  std::vector<float> x(m * k);
+  for (float& v : x) v = normal(rng);
+  o.lhs_packed.resize(kernel.lhs_packed_size(m, k));
+  kernel.pack_lhs(m, k, x.data(), k, o.lhs_packed.data());
+  return o;
+}
+
+// dst_stride > n, with a canary column the matmul must leave alone.
+void expect_identical_for_any_thread_count(const MatmulKernel& kernel, size_t m, size_t n, size_t k) {
+  SCOPED_TRACE(std::string(kernel.name) + " m=" + std::to_string(m) + " n=" + std::to_string(n) +
+               " k=" + std::to_string(k));
+  const Operands o = prepare(kernel, m, n, k, static_cast<uint32_t>(m * 131 + n * 7 + k));
+  const size_t stride = n + 3;
+  std::vector<float> expected(m * stride, -7.0f);
+  kernel.run(m, n, k, o.lhs_packed.data(), o.rhs_packed.data(), expected.data(), stride);
+  for (size_t threads : {1, 2, 3, 8}) {
+    ThreadPool pool(ThreadPlan::unpinned(threads), PoolOptions{std::chrono::microseconds(50), true});
+    for (int repeat = 0; repeat < 2; ++repeat) {
+      std::vector<float> got(m * stride, -7.0f);
+      engine::parallel_matmul(pool, kernel, m, n, k, o.lhs_packed.data(), o.rhs_packed.data(), got.data(), stride);
+      ASSERT_EQ(std::memcmp(got.data(), expected.data(), got.size() * sizeof(float)), 0)
+          << threads << " threads: not bitwise identical to one call";
+    }
+  }
+}
+
+TEST(ParallelMatmul, RefKernelsBitwiseIdentical) {
+  for (GgmlType type : {GgmlType::F32, GgmlType::F16, GgmlType::Q4_0, GgmlType::Q8_0, GgmlType::Q4_K, GgmlType::Q6_K}) {
+    const MatmulKernel* kernel = kernels::ref::ref_matmul_kernel(type);
+    ASSERT_NE(kernel, nullptr) << gguf::type_name(type);
+    expect_identical_for_any_thread_count(*kernel, 1, 67, 256);  // decode
+    expect_identical_for_any_thread_count(*kernel, 5, 33, 512);  // prefill
+  }
+}
+
+TEST(ParallelMatmul, SelectedKernelsBitwiseIdentical) {
+  const auto& cpu = kernels::host_cpu_features();
+  for (GgmlType type : {GgmlType::Q4_0, GgmlType::Q8_0, GgmlType::Q4_K}) {
+    const kernels::MatmulSelection sel = kernels::select_matmul(type, cpu, std::nullopt);
+    if (sel.kernel == nullptr) continue;
+    std::printf("%s\n", sel.describe().c_str());
+    expect_identical_for_any_thread_count(*sel.kernel, 1, 200, 512);
+    expect_identical_for_any_thread_count(*sel.kernel, 19, 45, 256);
+  }
+}
+
+// A tiled F32 kernel (m_step 4, n_step 8) that flags any offset or call that
+// does not start on a step, and computes Y = X W^T with plain loops.
+std::atomic<bool> g_misaligned{false};
+
+size_t mock_rhs_size(size_t n, size_t k) { return n * k * sizeof(float); }
+size_t mock_rhs_offset(size_t n_idx, size_t k) {
+  if (n_idx % 8 != 0) g_misaligned = true;
+  return n_idx * k * sizeof(float);
+}
+size_t mock_lhs_size(size_t m, size_t k) { return m * k * sizeof(float); }
+size_t mock_lhs_offset(size_t m_idx, size_t k) {
+  if (m_idx % 4 != 0) g_misaligned = true;
+  return m_idx * k * sizeof(float);
+}
+void mock_pack_lhs(size_t m, size_t k, const float* lhs, size_t stride, void* out) {
+  for (size_t i = 0; i < m; ++i) std::memcpy(static_cast<float*>(out) + i * k, lhs + i * stride, k * sizeof(float));
+}
+void mock_run(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
+  const auto* x = static_cast<const float*>(lhs);
+  const auto* w = static_cast<const float*>(rhs);
+  for (size_t i = 0; i < m; ++i) {
+    for (size_t j = 0; j < n; ++j) {
+      float acc = 0.0f;
+      for (size_t kk = 0; kk < k; ++kk) acc += x[i * k + kk] * w[j * k + kk];
+      dst[i * dst_stride + j] = acc;
+    }
+  }
+}
+
+constexpr MatmulKernel kMockTiled{
+    .name = "matmul_f32_f32_f32_4x8_mock",
+    .tier = kernels::Tier::ref,
+    .arch = kernels::Arch::unknown,
+    .required_features = 0,
+    .rhs_type = GgmlType::F32,
+    .lhs_type = GgmlType::F32,
+    .m_step = 4,
+    .n_step = 8,
+    .rhs_packed_size = mock_rhs_size,
+    .rhs_packed_offset = mock_rhs_offset,
+    .pack_rhs = nullptr,
+    .lhs_packed_size = mock_lhs_size,
+    .lhs_packed_offset = mock_lhs_offset,
+    .pack_lhs = mock_pack_lhs,
+    .run = mock_run,
+};
+
+TEST(ParallelMatmul, SplitsOnTheKernelSteps) {
+  g_misaligned = false;
+  for (size_t m : {1, 3, 4, 9, 64}) {
+    for (size_t n : {1, 7, 8, 41, 300}) expect_identical_for_any_thread_count(kMockTiled, m, n, 32);
+  }
+  EXPECT_FALSE(g_misaligned) << "an offset was not a multiple of m_step / n_step";
+}
+
+TEST(ParallelMatmul, SplitShapes) {
+  // Decode: rows of W only, whole n_steps, about 4 tasks per thread.
+  engine::MatmulSplit s = engine::split_matmul(kMockTiled, 1, 4096, 6);
+  EXPECT_EQ(s.m_tasks, 1u);
+  EXPECT_EQ(s.n_chunk % 8, 0u);
+  EXPECT_LE(s.tasks(), 24u);
+  EXPECT_GE(s.n_chunk * s.n_tasks, 4096u);
+  EXPECT_LT(s.n_chunk * (s.n_tasks - 1), 4096u);  // no empty task
+  // One thread: one call.
+  s = engine::split_matmul(kMockTiled, 64, 4096, 1);
+  EXPECT_EQ(s.tasks(), 1u);
+  // Few rows of W: the split moves to M.
+  s = engine::split_matmul(kMockTiled, 64, 8, 4);
+  EXPECT_EQ(s.n_tasks, 1u);
+  EXPECT_EQ(s.m_chunk % 4, 0u);
+  EXPECT_EQ(s.m_tasks, 16u);
+  // Empty.
+  EXPECT_EQ(engine::split_matmul(kMockTiled, 0, 8, 4).tasks(), 0u);
+}
+
+}  // namespace
