@@ -1,0 +1,140 @@
+// kernel_insn: runs ONE matmul kernel of the registry on one shape, for
+// counting instructions under qemu with ../shared/tools/insncount (timing under
+// emulation means nothing; the instruction count is deterministic). Plain C++,
+// no Google Benchmark, so it links statically for aarch64.
+//
+//   kernel_insn --kernel matmul_f32_q8_0_q4_0_4x4_dotprod --m 1 --n 4096 --k 4096 --reps 2
+//
+// Setup (random data, quantized weights), pack_rhs once, pack_lhs --pack-reps
+// times (default 1), then run() --reps times, single-threaded. Everything but
+// the repeated calls is the same for every --reps, so
+//   insns per run()      = (count(--reps 3) - count(--reps 1)) / 2
+//   insns per pack_lhs() = (count(--pack-reps 3) - count(--pack-reps 1)) / 2
+// The weights are 16 distinct quantized rows repeated over n (quantizing
+// 4096 x 4096 K-quants with the reference would dominate the run under qemu);
+// no kernel branches on the data, so the count does not depend on it.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kernels/matmul.h"
+#include "kernels/ref/matmul_ref.h"
+#include "kernels/ref/type_ops.h"
+#include "kernels/registry.h"
+
+namespace {
+
+const kernels::MatmulKernel* find_kernel(std::string_view name) {
+  for (const kernels::MatmulKernel& k : kernels::ref::ref_matmul_kernels()) {
+    if (name == k.name) return &k;
+  }
+  for (uint32_t id = 0; id < gguf::kGgmlTypeIdCount; ++id) {
+    for (const kernels::MatmulKernel* k : kernels::matmul_table(static_cast<gguf::GgmlType>(id))) {
+      if (name == k->name) return k;
+    }
+  }
+  return nullptr;
+}
+
+void list_kernels() {
+  for (const kernels::MatmulKernel& k : kernels::ref::ref_matmul_kernels()) std::printf("  %s\n", k.name);
+  for (uint32_t id = 0; id < gguf::kGgmlTypeIdCount; ++id) {
+    for (const kernels::MatmulKernel* k : kernels::matmul_table(static_cast<gguf::GgmlType>(id))) {
+      if (k->tier != kernels::Tier::ref) std::printf("  %s\n", k->name);
+    }
+  }
+}
+
+int usage() {
+  std::fprintf(stderr,
+               "usage: kernel_insn --kernel NAME --m M --n N --k K [--reps R] [--pack-reps P]\n"
+               "       kernel_insn --list\n");
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string name;
+  size_t m = 1, n = 4096, k = 4096, reps = 1, pack_reps = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--list") {
+      list_kernels();
+      return 0;
+    }
+    if (i + 1 >= argc) return usage();
+    const char* value = argv[++i];
+    if (arg == "--kernel") {
+      name = value;
+    } else if (arg == "--m") {
+      m = std::strtoull(value, nullptr, 10);
+    } else if (arg == "--n") {
+      n = std::strtoull(value, nullptr, 10);
+    } else if (arg == "--k") {
+      k = std::strtoull(value, nullptr, 10);
+    } else if (arg == "--reps") {
+      reps = std::strtoull(value, nullptr, 10);
+    } else if (arg == "--pack-reps") {
+      pack_reps = std::strtoull(value, nullptr, 10);
+    } else {
+      return usage();
+    }
+  }
+  const kernels::MatmulKernel* kern = find_kernel(name);
+  if (kern == nullptr) {
+    std::fprintf(stderr, "kernel_insn: no kernel named '%s' in this build (--list shows them)\n", name.c_str());
+    return 2;
+  }
+  if (!kernels::can_run(*kern, kernels::host_cpu_features())) {
+    std::fprintf(stderr, "kernel_insn: %s cannot run on this CPU (%s)\n", kern->name,
+                 kernels::host_cpu_features().describe().c_str());
+    return 2;
+  }
+  const auto row_bytes = gguf::row_bytes(kern->rhs_type, k);
+  if (m == 0 || n == 0 || !row_bytes) {
+    std::fprintf(stderr, "kernel_insn: k=%zu is not a multiple of %s's block size\n", k,
+                 std::string(gguf::type_name(kern->rhs_type)).c_str());
+    return 2;
+  }
+
+  std::mt19937 rng(42);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> x(m * k);  // (m, k) activations
+  for (float& v : x) v = normal(rng);
+  constexpr size_t kDistinctRows = 16;
+  std::vector<uint8_t> w(n * *row_bytes);  // (n rows) weights, GGUF layout
+  {
+    std::vector<float> row(k);
+    const kernels::ref::TypeOps* ops = kernels::ref::type_ops(kern->rhs_type);
+    for (size_t j = 0; j < std::min(n, kDistinctRows); ++j) {
+      for (float& v : row) v = normal(rng) * 0.05f;
+      ops->quantize_row(row.data(), w.data() + j * *row_bytes, k);
+    }
+    for (size_t j = kDistinctRows; j < n; ++j)
+      std::memcpy(&w[j * *row_bytes], &w[j % kDistinctRows * *row_bytes], *row_bytes);
+  }
+
+  const uint8_t* rhs = w.data();
+  std::vector<uint8_t> rhs_packed;
+  if (kern->pack_rhs != nullptr) {
+    rhs_packed.resize(kern->rhs_packed_size(n, k));
+    kern->pack_rhs(n, k, w.data(), rhs_packed.data());
+    rhs = rhs_packed.data();
+  }
+  std::vector<uint8_t> lhs(kern->lhs_packed_size(m, k));
+  for (size_t r = 0; r < pack_reps; ++r) kern->pack_lhs(m, k, x.data(), k, lhs.data());
+
+  std::vector<float> y(m * n);  // (m, n) outputs
+  for (size_t r = 0; r < reps; ++r) kern->run(m, n, k, lhs.data(), rhs, y.data(), n);
+
+  double checksum = 0;
+  for (float v : y) checksum += v;
+  std::printf("%s m=%zu n=%zu k=%zu reps=%zu pack_reps=%zu checksum=%.6g\n", kern->name, m, n, k, reps, pack_reps,
+              checksum);
+  return 0;
+}

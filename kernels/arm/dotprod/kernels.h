@@ -1,0 +1,33 @@
+// The dotprod tier (Armv8.2-A + FEAT_DotProd: SDOT): its matmul kernels, one
+// per weight type, for the registry (registry.cpp).
+//
+//   F16  matmul_f32_f32_f16_4x4_dotprod    F32 activations, FCVTL + FMLA in f32
+//   Q4_0 matmul_f32_q8_0_q4_0_4x4_dotprod  Q8_0 activations, SDOT by element
+//   Q8_0 matmul_f32_q8_0_q8_0_4x4_dotprod
+//   Q4_K matmul_f32_q8_k_q4_k_4x4_dotprod  Q8_K activations
+//   Q6_K matmul_f32_q8_k_q6_k_4x4_dotprod
+//
+// The quantized types are repacked at load into groups of 4 rows with their
+// codes interleaved in 4-byte runs, so that SDOT by element leaves one column
+// per accumulator lane (layouts at the top of each matmul_<type>.cpp, driver in
+// arm/neon/packed.h); they give the reference kernels' results bit for bit.
+// F16 and the activation quantizers are the neon tier's code (Armv8.2-A adds
+// nothing for them without FEAT_FP16).
+#pragma once
+
+#include <span>
+
+#include "kernels/matmul.h"
+
+namespace kernels::dotprod {
+
+std::span<const MatmulKernel> matmul_kernels();
+
+// One factory per kernel file (matmul_<type>.cpp), for the table.
+MatmulKernel matmul_f16_kernel();
+MatmulKernel matmul_q4_0_kernel();
+MatmulKernel matmul_q8_0_kernel();
+MatmulKernel matmul_q4_k_kernel();
+MatmulKernel matmul_q6_k_kernel();
+
+}  // namespace kernels::dotprod

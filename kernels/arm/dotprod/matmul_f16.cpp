@@ -1,0 +1,35 @@
+// matmul_f32_f32_f16_4x4_dotprod: Y = X * W^T with F16 weights (kernels/matmul.h).
+//
+// Contract:
+// - tier dotprod, aarch64, requires asimd + dotprod; compiled with
+//   -march=armv8.2-a+dotprod. Instructions: the neon tier's f32 code (LD1,
+//   FCVTL / FCVTL2, FMLA; arm/neon/f16_tile.h): Armv8.2-A without FEAT_FP16
+//   adds nothing for F16 weights. It is here so that a dotprod CPU gets every
+//   type from its own tier, with no fallback warning.
+// - weights: the GGUF F16 rows as they are (pack_rhs = nullptr, no copy).
+// - activations: F32 rows (pack_lhs = neon::pack_lhs_f32, a copy).
+// - m_step = kTileM = 4, n_step = kTileN = 4 (arm/neon/tile.h): 4 x 4 tiles for
+//   prefill, 1 x 4 for decode and the m % 4 rows; any m, n and k.
+// - result: within float rounding of matmul_f32_f32_f16_1x1_ref (which sums in
+//   double); the same bits as matmul_f32_f32_f16_4x4_neon.
+#if !defined(__ARM_FEATURE_DOTPROD)
+#error "arm/dotprod needs SDOT: compile with -march=armv8.2-a+dotprod"
+#endif
+#if defined(__ARM_FEATURE_MATMUL_INT8) || defined(__ARM_FEATURE_SVE)
+#error "arm/dotprod must not assume i8mm or SVE: compile it with exactly -march=armv8.2-a+dotprod"
+#endif
+
+#include "kernels/arm/dotprod/kernels.h"
+#include "kernels/arm/neon/f16_tile.h"
+#include "kernels/arm/neon/quantize.h"
+#include "kernels/arm/neon/tile.h"
+
+namespace kernels::dotprod {
+
+MatmulKernel matmul_f16_kernel() {
+  return arm::tile_kernel<arm::F16Tile>("matmul_f32_f32_f16_4x4_dotprod", Tier::dotprod,
+                                        arm::feature_bit(Feature::asimd) | arm::feature_bit(Feature::dotprod),
+                                        gguf::GgmlType::F16, gguf::GgmlType::F32, neon::pack_lhs_f32);
+}
+
+}  // namespace kernels::dotprod

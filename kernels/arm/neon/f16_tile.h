@@ -1,0 +1,88 @@
+// F16 weights x F32 activations, one MR x 4 tile (Armv8.0: FCVTL widens the
+// halves, FMLA accumulates in f32; no fp16 arithmetic, no FEAT_FP16 needed).
+//
+// Each output element has one float32x4 accumulator: lane l sums w[t] * x[t]
+// for t = l (mod 4) in increasing t with fused multiply-adds; the four lanes
+// are then added pairwise ((l0 + l1) + (l2 + l3)) and the k % 4 tail added in
+// order. That sequence is the same in the 1-row and the 4-row tile, so an
+// element's value never depends on the tile it falls in. It differs from the
+// reference (which sums in double) by float rounding only.
+#pragma once
+
+#include <arm_neon.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/arm/neon/tile.h"
+
+namespace kernels::arm {
+namespace {
+
+struct F16Tile {
+  static size_t lhs_row_bytes(size_t k) { return k * sizeof(float); }
+  static size_t rhs_row_bytes(size_t k) { return k * sizeof(uint16_t); }
+
+  template <size_t MR>
+  static void compute(size_t k, const uint8_t* const* x, const uint8_t* const* w, float32x4_t* out) {
+    const float* xf[MR];
+#pragma GCC unroll 4
+    for (size_t i = 0; i < MR; ++i) xf[i] = reinterpret_cast<const float*>(x[i]);
+    const uint16_t* wh[kTileN];
+#pragma GCC unroll 4
+    for (size_t c = 0; c < kTileN; ++c) wh[c] = reinterpret_cast<const uint16_t*>(w[c]);
+
+    float32x4_t acc[MR][kTileN];
+#pragma GCC unroll 4
+    for (size_t i = 0; i < MR; ++i) {
+#pragma GCC unroll 4
+      for (size_t c = 0; c < kTileN; ++c) acc[i][c] = vdupq_n_f32(0.0f);
+    }
+    size_t t = 0;
+    for (; t + 8 <= k; t += 8) {
+      float32x4_t w0[kTileN], w1[kTileN];
+#pragma GCC unroll 4
+      for (size_t c = 0; c < kTileN; ++c) {
+        const float16x8_t h = vreinterpretq_f16_u16(vld1q_u16(wh[c] + t));
+        w0[c] = vcvt_f32_f16(vget_low_f16(h));
+        w1[c] = vcvt_high_f32_f16(h);
+      }
+#pragma GCC unroll 4
+      for (size_t i = 0; i < MR; ++i) {
+        const float32x4_t x0 = vld1q_f32(xf[i] + t);
+        const float32x4_t x1 = vld1q_f32(xf[i] + t + 4);
+#pragma GCC unroll 4
+        for (size_t c = 0; c < kTileN; ++c) acc[i][c] = vfmaq_f32(vfmaq_f32(acc[i][c], w0[c], x0), w1[c], x1);
+      }
+    }
+    if (t + 4 <= k) {
+      float32x4_t w0[kTileN];
+#pragma GCC unroll 4
+      for (size_t c = 0; c < kTileN; ++c) w0[c] = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(wh[c] + t)));
+#pragma GCC unroll 4
+      for (size_t i = 0; i < MR; ++i) {
+        const float32x4_t x0 = vld1q_f32(xf[i] + t);
+#pragma GCC unroll 4
+        for (size_t c = 0; c < kTileN; ++c) acc[i][c] = vfmaq_f32(acc[i][c], w0[c], x0);
+      }
+      t += 4;
+    }
+#pragma GCC unroll 4
+    for (size_t i = 0; i < MR; ++i) {
+      out[i] = vpaddq_f32(vpaddq_f32(acc[i][0], acc[i][1]), vpaddq_f32(acc[i][2], acc[i][3]));
+    }
+    if (t < k) {  // k % 4 elements, in order
+      for (size_t i = 0; i < MR; ++i) {
+        float y[kTileN];
+        vst1q_f32(y, out[i]);
+        for (size_t c = 0; c < kTileN; ++c) {
+          for (size_t u = t; u < k; ++u) y[c] += fp16_to_f32(wh[c][u]) * xf[i][u];
+        }
+        out[i] = vld1q_f32(y);
+      }
+    }
+  }
+};
+
+}  // namespace
+}  // namespace kernels::arm

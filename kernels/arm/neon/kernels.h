@@ -1,0 +1,33 @@
+// The neon tier (Armv8.0 Advanced SIMD, the floor of every 64-bit ARM phone):
+// its matmul kernels, one per weight type, for the registry (registry.cpp).
+//
+//   F16  matmul_f32_f32_f16_4x4_neon    F32 activations, FCVTL + FMLA in f32
+//   Q4_0 matmul_f32_q8_0_q4_0_4x4_neon  Q8_0 activations, SMULL/SMLAL in int16
+//   Q8_0 matmul_f32_q8_0_q8_0_4x4_neon
+//   Q4_K matmul_f32_q8_k_q4_k_4x4_neon  Q8_K activations
+//   Q6_K matmul_f32_q8_k_q6_k_4x4_neon
+//
+// All tile 4 rows of X by 4 rows of W for prefill and 1 x 4 for decode, in one
+// run(). F16 reads the GGUF rows in place (tile.h); the quantized types are
+// repacked at load into groups of 4 rows of the same size (packed.h, layouts
+// at the top of each matmul_<type>.cpp) and give the reference kernels'
+// results bit for bit. The activation quantizers (quantize.h) are shared with
+// the dotprod tier.
+#pragma once
+
+#include <span>
+
+#include "kernels/matmul.h"
+
+namespace kernels::neon {
+
+std::span<const MatmulKernel> matmul_kernels();
+
+// One factory per kernel file (matmul_<type>.cpp), for the table.
+MatmulKernel matmul_f16_kernel();
+MatmulKernel matmul_q4_0_kernel();
+MatmulKernel matmul_q8_0_kernel();
+MatmulKernel matmul_q4_k_kernel();
+MatmulKernel matmul_q6_k_kernel();
+
+}  // namespace kernels::neon

@@ -1,0 +1,153 @@
+// Packed weight layouts of the ARM tiers: the generic driver (pack_rhs by
+// groups of 4 rows, run() over the groups) and the bit-packing helpers the
+// layouts share. Header-only with internal linkage, compiled in each tier's
+// files with that tier's flags, like tile.h.
+//
+// Every packed layout keeps, per block (or super-block) of the weight type,
+// the blocks of 4 consecutive rows together ("a group" = 4 output columns):
+// their scales side by side, so one load gives the 4 columns' scales, and their
+// codes rearranged for the tier's inner product (each kernel file documents its
+// own layout). A packed group has exactly the bytes of its 4 source rows, so
+// the repacked weights take no more memory than the file (plus up to 3 rows
+// for the last group when n % 4 != 0, which repeats row n - 1).
+//
+// Driver: n-outer by groups, m-inner by 4 rows of X, then the m % 4 rows one at
+// a time (decode is the 1 x 4 tile), as in tile.h.
+#pragma once
+
+#include <arm_neon.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/arm/neon/tile.h"
+#include "kernels/matmul.h"
+
+namespace kernels::arm {
+namespace {
+
+// Four 6-bit values per byte position packed into three bytes (48 bytes for
+// four vectors of 16), so that unpacking costs one AND or USHR per vector and
+// three instructions for the fourth:
+//   a = u0 << 2 | (u3 & 3),  b = u1 << 2 | (u3 >> 2 & 3),  c = u2 << 2 | (u3 >> 4 & 3)
+inline void pack_six_bit(uint8_t u0, uint8_t u1, uint8_t u2, uint8_t u3, uint8_t& a, uint8_t& b, uint8_t& c) {
+  a = static_cast<uint8_t>((u0 << 2) | (u3 & 3));
+  b = static_cast<uint8_t>((u1 << 2) | ((u3 >> 2) & 3));
+  c = static_cast<uint8_t>((u2 << 2) | ((u3 >> 4) & 3));
+}
+
+// u3 << 2 (the top six bits) from the three packed vectors.
+inline uint8x16_t six_bit_fourth_high(uint8x16_t a, uint8x16_t b, uint8x16_t c) {
+  return vsliq_n_u8(vsliq_n_u8(vshlq_n_u8(a, 2), b, 4), c, 6);
+}
+
+// u3 (the low six bits) from the three packed vectors.
+inline uint8x16_t six_bit_fourth_low(uint8x16_t a, uint8x16_t b, uint8x16_t c) {
+  return vandq_u8(vsliq_n_u8(vsliq_n_u8(a, b, 2), c, 4), vdupq_n_u8(0x3F));
+}
+
+// pack_six_bit on 16 byte positions at once (the u are 0..63).
+inline void pack_six_bit_x16(uint8x16_t u0, uint8x16_t u1, uint8x16_t u2, uint8x16_t u3, uint8_t* a, uint8_t* b,
+                             uint8_t* c) {
+  vst1q_u8(a, vsliq_n_u8(vandq_u8(u3, vdupq_n_u8(3)), u0, 2));
+  vst1q_u8(b, vsliq_n_u8(vshrq_n_u8(u3, 2), u1, 2));
+  vst1q_u8(c, vsliq_n_u8(vshrq_n_u8(u3, 4), u2, 2));
+}
+
+// The dotprod tier's "4 rows x 4 bytes" vectors: out[j] = [bytes 4j..4j+3 of
+// r0, of r1, of r2, of r3], a 4 x 4 transpose of 32-bit lanes.
+inline void transpose_4x4_runs(uint8x16_t r0, uint8x16_t r1, uint8x16_t r2, uint8x16_t r3, uint8x16_t* out) {
+  const uint32x4_t a = vreinterpretq_u32_u8(r0), b = vreinterpretq_u32_u8(r1);
+  const uint32x4_t c = vreinterpretq_u32_u8(r2), d = vreinterpretq_u32_u8(r3);
+  const uint64x2_t ab_lo = vreinterpretq_u64_u32(vzip1q_u32(a, b)), cd_lo = vreinterpretq_u64_u32(vzip1q_u32(c, d));
+  const uint64x2_t ab_hi = vreinterpretq_u64_u32(vzip2q_u32(a, b)), cd_hi = vreinterpretq_u64_u32(vzip2q_u32(c, d));
+  out[0] = vreinterpretq_u8_u64(vzip1q_u64(ab_lo, cd_lo));
+  out[1] = vreinterpretq_u8_u64(vzip2q_u64(ab_lo, cd_lo));
+  out[2] = vreinterpretq_u8_u64(vzip1q_u64(ab_hi, cd_hi));
+  out[3] = vreinterpretq_u8_u64(vzip2q_u64(ab_hi, cd_hi));
+}
+
+// transpose_4x4_runs of the 16 bytes at src[0..3] + offset, stored at out[0..3].
+inline void interleave_4x4_runs(const uint8_t* const* src, size_t offset, uint8_t (*out)[16], uint8_t flip = 0) {
+  uint8x16_t v[4];
+  transpose_4x4_runs(vld1q_u8(src[0] + offset), vld1q_u8(src[1] + offset), vld1q_u8(src[2] + offset),
+                     vld1q_u8(src[3] + offset), v);
+  for (size_t j = 0; j < 4; ++j) vst1q_u8(out[j], veorq_u8(v[j], vdupq_n_u8(flip)));
+}
+
+// PackedTile: a struct with
+//   static size_t lhs_row_bytes(size_t k), rhs_row_bytes(size_t k);
+//   static void pack_group(size_t k, const uint8_t* const* rows, uint8_t* out);
+//   template <size_t MR> static void compute(size_t k, const uint8_t* const* x,
+//                                            const uint8_t* group, float32x4_t* out);
+template <class PackedTile>
+void pack_groups(size_t n, size_t k, const void* rhs, void* rhs_packed) {
+  const auto* src = static_cast<const uint8_t*>(rhs);
+  auto* dst = static_cast<uint8_t*>(rhs_packed);
+  const size_t row = PackedTile::rhs_row_bytes(k);
+  for (size_t j0 = 0; j0 < n; j0 += kTileN) {
+    const uint8_t* rows[kTileN];
+    for (size_t c = 0; c < kTileN; ++c) rows[c] = src + std::min(j0 + c, n - 1) * row;
+    PackedTile::pack_group(k, rows, dst + j0 * row);
+  }
+}
+
+template <class PackedTile>
+void run_groups(size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_packed, float* dst,
+                size_t dst_stride) {
+  const auto* lhs = static_cast<const uint8_t*>(lhs_packed);
+  const auto* rhs = static_cast<const uint8_t*>(rhs_packed);
+  const size_t lhs_row = PackedTile::lhs_row_bytes(k);
+  const size_t rhs_row = PackedTile::rhs_row_bytes(k);
+  for (size_t j0 = 0; j0 < n; j0 += kTileN) {
+    const size_t cols = std::min(kTileN, n - j0);
+    const uint8_t* group = rhs + j0 * rhs_row;
+    size_t i0 = 0;
+    for (; i0 + kTileM <= m; i0 += kTileM) {
+      const uint8_t* x[kTileM];
+      for (size_t r = 0; r < kTileM; ++r) x[r] = lhs + (i0 + r) * lhs_row;
+      float32x4_t out[kTileM];
+      PackedTile::template compute<kTileM>(k, x, group, out);
+      for (size_t r = 0; r < kTileM; ++r) store_cols(dst + (i0 + r) * dst_stride + j0, out[r], cols);
+    }
+    for (; i0 < m; ++i0) {
+      const uint8_t* x[1] = {lhs + i0 * lhs_row};
+      float32x4_t out[1];
+      PackedTile::template compute<1>(k, x, group, out);
+      store_cols(dst + i0 * dst_stride + j0, out[0], cols);
+    }
+  }
+}
+
+// Whole groups: n rounded up to a multiple of 4 rows.
+template <class PackedTile>
+size_t packed_rhs_size(size_t n, size_t k) {
+  return (n + kTileN - 1) / kTileN * kTileN * PackedTile::rhs_row_bytes(k);
+}
+
+template <class PackedTile>
+constexpr MatmulKernel packed_kernel(const char* name, Tier tier, uint64_t features, gguf::GgmlType rhs_type,
+                                     gguf::GgmlType lhs_type,
+                                     void (*pack_lhs)(size_t, size_t, const float*, size_t, void*)) {
+  return MatmulKernel{
+      .name = name,
+      .tier = tier,
+      .arch = Arch::aarch64,
+      .required_features = features,
+      .rhs_type = rhs_type,
+      .lhs_type = lhs_type,
+      .m_step = kTileM,
+      .n_step = kTileN,
+      .rhs_packed_size = packed_rhs_size<PackedTile>,
+      .rhs_packed_offset = [](size_t n_idx, size_t k) { return n_idx * PackedTile::rhs_row_bytes(k); },
+      .pack_rhs = pack_groups<PackedTile>,
+      .lhs_packed_size = [](size_t m, size_t k) { return m * PackedTile::lhs_row_bytes(k); },
+      .lhs_packed_offset = [](size_t m_idx, size_t k) { return m_idx * PackedTile::lhs_row_bytes(k); },
+      .pack_lhs = pack_lhs,
+      .run = run_groups<PackedTile>,
+  };
+}
+
+}  // namespace
+}  // namespace kernels::arm
