@@ -1,0 +1,104 @@
+#include "tools/common/model_writing/synth_shapes.h"
+
+#include <vector>
+
+namespace tools {
+namespace {
+
+// Each row is the model's config.json on the Hugging Face hub (base models):
+// hidden_size, num_hidden_layers, num_attention_heads, num_key_value_heads,
+// head_dim (or hidden_size / heads), intermediate_size, vocab_size,
+// max_position_embeddings, rope_theta (10000 when absent), rms_norm_eps,
+// tie_word_embeddings, and for Llama 3.2 rope_scaling = {rope_type "llama3",
+// factor 32.0, low_freq_factor 1.0, high_freq_factor 4.0,
+// original_max_position_embeddings 8192}.
+SynthShape shape(const char* name, const char* arch, uint32_t n_embd, uint32_t n_layer, uint32_t n_head,
+                 uint32_t n_head_kv, uint32_t head_dim, uint32_t n_ff, uint32_t n_vocab, uint32_t n_ctx,
+                 float rope_base, float rms_eps, bool tied, const char* source) {
+  SynthShape s;
+  s.name = name;
+  s.arch = arch;
+  s.n_embd = n_embd;
+  s.n_layer = n_layer;
+  s.n_head = n_head;
+  s.n_head_kv = n_head_kv;
+  s.head_dim = head_dim;
+  s.n_ff = n_ff;
+  s.n_vocab = n_vocab;
+  s.n_ctx = n_ctx;
+  s.rope_base = rope_base;
+  s.rms_eps = rms_eps;
+  s.tied = tied;
+  s.source = source;
+  return s;
+}
+
+SynthShape llama3_rope(SynthShape s) {
+  s.rope_factor = 32.0f;
+  s.rope_low_freq_factor = 1.0f;
+  s.rope_high_freq_factor = 4.0f;
+  s.rope_original_ctx = 8192;
+  return s;
+}
+
+std::vector<SynthShape> make_shapes() {
+  // clang-format off
+  //           name              arch    embd layer head kv hdim  n_ff  vocab   ctx     rope_theta  eps   tied
+  return {
+      shape("tinyllama-1.1b", "llama", 2048, 22, 32,  4,  64,  5632,  32000,   2048,     10000.0f, 1e-5f, false,
+            "TinyLlama/TinyLlama-1.1B-intermediate-step-1431k-3T/config.json"),
+      llama3_rope(
+      shape("llama-3.2-1b",   "llama", 2048, 16, 32,  8,  64,  8192, 128256, 131072,    500000.0f, 1e-5f, true,
+            "meta-llama/Llama-3.2-1B/config.json")),
+      llama3_rope(
+      shape("llama-3.2-3b",   "llama", 3072, 28, 24,  8, 128,  8192, 128256, 131072,    500000.0f, 1e-5f, true,
+            "meta-llama/Llama-3.2-3B/config.json")),
+      shape("llama-2-7b",     "llama", 4096, 32, 32, 32, 128, 11008,  32000,   4096,     10000.0f, 1e-5f, false,
+            "meta-llama/Llama-2-7b-hf/config.json"),
+      shape("llama-3-8b",     "llama", 4096, 32, 32,  8, 128, 14336, 128256,   8192,    500000.0f, 1e-5f, false,
+            "meta-llama/Meta-Llama-3-8B/config.json (no rope_scaling)"),
+      shape("qwen2.5-0.5b",   "qwen2",  896, 24, 14,  2,  64,  4864, 151936,  32768,   1000000.0f, 1e-6f, true,
+            "Qwen/Qwen2.5-0.5B/config.json"),
+      shape("qwen2.5-1.5b",   "qwen2", 1536, 28, 12,  2, 128,  8960, 151936, 131072,   1000000.0f, 1e-6f, true,
+            "Qwen/Qwen2.5-1.5B/config.json"),
+      shape("qwen3-0.6b",     "qwen3", 1024, 28, 16,  8, 128,  3072, 151936,  40960,   1000000.0f, 1e-6f, true,
+            "Qwen/Qwen3-0.6B/config.json (head_dim 128 > hidden_size / heads)"),
+      shape("qwen3-1.7b",     "qwen3", 2048, 28, 16,  8, 128,  6144, 151936,  40960,   1000000.0f, 1e-6f, true,
+            "Qwen/Qwen3-1.7B/config.json"),
+      shape("qwen3-4b",       "qwen3", 2560, 36, 32,  8, 128,  9728, 151936,  40960,   1000000.0f, 1e-6f, true,
+            "Qwen/Qwen3-4B/config.json"),
+  };
+  // clang-format on
+}
+
+}  // namespace
+
+uint64_t SynthShape::n_params() const {
+  const uint64_t q = uint64_t{n_head} * head_dim, kv = uint64_t{n_head_kv} * head_dim;
+  uint64_t layer = n_embd * (q + 2 * kv) + q * n_embd + 3 * uint64_t{n_embd} * n_ff + 2 * n_embd;
+  if (arch == "qwen2") layer += q + 2 * kv;
+  if (arch == "qwen3") layer += 2 * head_dim;
+  uint64_t total = layer * n_layer + uint64_t{n_vocab} * n_embd * (tied ? 1 : 2) + n_embd;
+  if (rope_factor > 0) total += head_dim / 2;
+  return total;
+}
+
+std::span<const SynthShape> named_shapes() {
+  static const std::vector<SynthShape> shapes = make_shapes();
+  return shapes;
+}
+
+const SynthShape* find_shape(std::string_view name) {
+  for (const SynthShape& s : named_shapes()) {
+    if (s.name == name) return &s;
+  }
+  return nullptr;
+}
+
+std::string shape_names() {
+  std::string out;
+  for (const SynthShape& s : named_shapes()) out += (out.empty() ? "" : ", ") + s.name;
+  return out;
+}
+
+}  // namespace tools

@@ -1,0 +1,42 @@
+// The shapes synth can write: real models' published hyperparameters (the
+// table and its sources are in synth_shapes.cpp), or a custom shape.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace tools {
+
+struct SynthShape {
+  std::string name;        // "llama-2-7b", or "custom"
+  std::string arch;        // llama | qwen2 | qwen3 (qwen2: Q/K/V biases; qwen3: Q/K norms)
+  uint32_t n_embd = 0;     // hidden_size
+  uint32_t n_layer = 0;    // num_hidden_layers
+  uint32_t n_head = 0;     // num_attention_heads
+  uint32_t n_head_kv = 0;  // num_key_value_heads
+  uint32_t head_dim = 0;   // head_dim, else hidden_size / num_attention_heads
+  uint32_t n_ff = 0;       // intermediate_size
+  uint32_t n_vocab = 0;    // vocab_size (rows of token_embd)
+  uint32_t n_ctx = 0;      // max_position_embeddings
+  float rope_base = 10000.0f;  // rope_theta
+  float rms_eps = 1e-5f;       // rms_norm_eps
+  bool tied = false;           // tie_word_embeddings: no output.weight, token_embd is the LM head
+  // Llama 3.1+ rope_scaling {"rope_type": "llama3"}: written, as llama.cpp's
+  // converter does, as per-pair frequency divisors in rope_freqs.weight.
+  // factor 0: no scaling.
+  float rope_factor = 0.0f;
+  float rope_low_freq_factor = 0.0f;
+  float rope_high_freq_factor = 0.0f;
+  uint32_t rope_original_ctx = 0;
+  std::string source;  // where the numbers come from
+
+  uint64_t n_params() const;  // weights in the file
+};
+
+std::span<const SynthShape> named_shapes();
+const SynthShape* find_shape(std::string_view name);  // nullptr when unknown
+std::string shape_names();                            // "tinyllama-1.1b, llama-3.2-1b, ..."
+
+}  // namespace tools

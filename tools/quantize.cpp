@@ -1,0 +1,94 @@
+// quantize: write a GGUF model with its weights in another type, as llama.cpp's
+// llama-quantize does (same per-tensor rules, bit-identical blocks).
+//
+//   quantize model-f16.gguf model-q4_k_m.gguf Q4_K_M
+//   quantize --dry-run model-f16.gguf Q4_0
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "engine/log.h"
+#include "tools/common/args.h"
+#include "tools/common/model_writing/quantize_model.h"
+
+namespace {
+
+void usage(FILE* out) {
+  std::fprintf(out,
+               "usage: quantize [options] IN.gguf OUT.gguf TYPE\n"
+               "       quantize --dry-run [options] IN.gguf [OUT.gguf] TYPE\n"
+               "TYPE (case-insensitive): %s\n"
+               "  Q4_K_M, Q5_K_M  llama.cpp's mixes: Q6_K for the LM head and for attn_v and ffn_down of some layers\n"
+               "  others          that type for every 2-D weight, except a Q6_K LM head (unless --pure)\n"
+               "  norms, biases and other 1-D tensors keep their type; inputs are F32, F16 or BF16\n"
+               "options:\n"
+               "      --pure              every 2-D weight in TYPE, LM head included (llama-quantize --pure)\n"
+               "      --dry-run           print the plan (type and size per tensor, totals); write nothing\n"
+               "      --allow-requantize  accept already-quantized input tensors (the errors add up)\n"
+               "  -t, --threads N         threads (default: one per big core)\n"
+               "      --no-progress       no progress bar (drawn only when stderr is a terminal anyway)\n"
+               "  -v, --verbose           a line per tensor while writing\n",
+               tools::target_names().c_str());
+}
+
+tools::QuantizeOptions parse(int argc, char** argv) {
+  tools::QuantizeOptions o;
+  o.progress = isatty(STDERR_FILENO) != 0;
+  std::vector<std::string> positional;
+  tools::Args a(argc, argv);
+  while (!a.done()) {
+    int64_t n;
+    if (a.flag({"--pure"})) {
+      o.pure = true;
+    } else if (a.flag({"--dry-run"})) {
+      o.dry_run = true;
+    } else if (a.flag({"--allow-requantize"})) {
+      o.allow_requantize = true;
+    } else if (a.flag({"--no-progress"})) {
+      o.progress = false;
+    } else if (a.flag({"-v", "--verbose"})) {
+      o.verbose = true;
+    } else if (a.option({"-t", "--threads"}, n)) {
+      if (n < 0 || n > 1024) throw tools::ArgError("-t must be between 0 and 1024");
+      o.n_threads = static_cast<size_t>(n);
+    } else if (a.flag({"-h", "--help"})) {
+      usage(stdout);
+      std::exit(0);
+    } else if (a.peek().size() > 1 && a.peek()[0] == '-') {
+      throw tools::ArgError("unknown option '" + a.peek() + "'");
+    } else {
+      positional.push_back(a.take());
+    }
+  }
+  if (positional.size() == 3) {
+    o.input = positional[0];
+    o.output = positional[1];
+    o.type = positional[2];
+  } else if (positional.size() == 2 && o.dry_run) {
+    o.input = positional[0];
+    o.type = positional[1];
+  } else {
+    throw tools::ArgError("expected IN.gguf OUT.gguf TYPE, got " + std::to_string(positional.size()) + " arguments");
+  }
+  return o;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const tools::QuantizeOptions o = parse(argc, argv);
+    engine::set_log_level(engine::LogLevel::warning);
+    tools::quantize_model(o);
+    return 0;
+  } catch (const tools::ArgError& e) {
+    std::fprintf(stderr, "quantize: %s\n", e.what());
+    usage(stderr);
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "quantize: %s\n", e.what());
+    return 1;
+  }
+}
