@@ -142,7 +142,12 @@ std::string MatmulSelection::describe() const {
   if (kernel == nullptr) {
     line.append("no kernel: this build cannot compute ").append(gguf::type_name(weight_type));
   } else {
-    line.append(kernel->name).append(" [").append(tier_name(kernel->tier)).append("]");
+    line.append(kernel->name).append(" [").append(tier_name(kernel->tier));
+#if ENGINE_HAVE_TIER_HWY
+    // A Highway kernel picks its instruction set at run time: name it.
+    if (kernel->tier == Tier::hwy) line.append(" ").append(hwy::target_name());
+#endif
+    line.append("]");
   }
   if (!rejected.empty()) {
     line.append("; rejected:");

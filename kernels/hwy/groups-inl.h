@@ -1,0 +1,98 @@
+// The loop nest the integer kernels share (matmul_q8_0.cpp, matmul_q8_k.cpp),
+// per Highway target (toggling include guard, like dot-inl.h).
+#if defined(ENGINE_KERNELS_HWY_GROUPS_INL_H_) == defined(HWY_TARGET_TOGGLE)
+#ifdef ENGINE_KERNELS_HWY_GROUPS_INL_H_
+#undef ENGINE_KERNELS_HWY_GROUPS_INL_H_
+#else
+#define ENGINE_KERNELS_HWY_GROUPS_INL_H_
+#endif
+
+#include "hwy/highway.h"
+#include "kernels/hwy/dot-inl.h"
+#include "kernels/hwy/layout.h"
+
+#include "kernels/hwy/vnni_target.h"
+HWY_BEFORE_NAMESPACE();
+namespace kernels::hwy_tier::HWY_NAMESPACE {
+
+constexpr size_t kChunkM = 64;        // activation rows per pass over the weights
+constexpr size_t kBlockBytes = 8192;  // prefill: weight bytes per pass over the rows
+
+// What a tile computes: blocks b0..b1 of a group for kM activation rows. The
+// float accumulators (one vector per row and per lane vector) start at zero
+// when b0 == 0, else from `partial`, and end in dst when b1 == nb, else back
+// in `partial`: splitting K leaves every output's float sequence unchanged.
+struct TileIO {
+  size_t b0, b1, nb;     // blocks of this pass, blocks of a row
+  float* partial;        // kM rows of kRows floats
+  float* dst;            // kM rows, dst_stride apart, n_valid columns
+  size_t dst_stride;
+  size_t n_valid;
+};
+
+HWY_INLINE VF LoadAccumulator(const TileIO& io, size_t r, size_t v) {
+  const DF df;
+  if (io.b0 == 0) return hn::Zero(df);
+  return hn::LoadU(df, io.partial + r * kRows + v * hn::Lanes(df));
+}
+
+HWY_INLINE void StoreAccumulator(const TileIO& io, size_t r, size_t v, VF acc) {
+  const DF df;
+  const size_t col = v * hn::Lanes(df);
+  if (io.b1 == io.nb) {
+    StoreFirst(acc, io.n_valid - col, io.dst + r * io.dst_stride + col);
+  } else {
+    hn::StoreU(acc, df, io.partial + r * kRows + col);
+  }
+}
+
+// Y = X W^T for a family: Family::Lhs (activation block), Family::kChunk
+// (weight bytes per block of a group), Family::kTileM (activation rows per
+// pass over a group, at most 4) and Family::Tile<kM>(lhs, group, io).
+// Decode (m == 1) streams each group once, whole K per pass. Prefill takes
+// kChunkM rows at a time; for each group, K in passes of about kBlockBytes of
+// weights, and within a pass the rows kTileM at a time, so the pass's weights
+// and activations stay in L1 while each weight block serves kTileM rows.
+template <class Family>
+HWY_INLINE void RunGroups(size_t m, size_t n, size_t nb, const typename Family::Lhs* lhs, const uint8_t* rhs,
+                          float* dst, size_t dst_stride) {
+  const size_t group_bytes = nb * Family::kChunk;
+  const size_t pass = m == 1 ? nb : HWY_MAX(size_t{1}, kBlockBytes / Family::kChunk);
+  HWY_ALIGN float partial[kChunkM * kRows];
+  for (size_t m0 = 0; m0 < m; m0 += kChunkM) {
+    const size_t m1 = HWY_MIN(m, m0 + kChunkM);
+    for (size_t g = 0; g * kRows < n; ++g) {
+      const uint8_t* group = rhs + g * group_bytes;
+      for (size_t b0 = 0; b0 < nb; b0 += pass) {
+        TileIO io{b0, HWY_MIN(nb, b0 + pass), nb, nullptr, nullptr, dst_stride, HWY_MIN(kRows, n - g * kRows)};
+        size_t i = m0;
+        for (; i + Family::kTileM <= m1; i += Family::kTileM) {
+          io.partial = partial + (i - m0) * kRows;
+          io.dst = dst + i * dst_stride + g * kRows;
+          Family::template Tile<Family::kTileM>(lhs + i * nb, group, io);
+        }
+        io.partial = partial + (i - m0) * kRows;
+        io.dst = dst + i * dst_stride + g * kRows;
+        static_assert(Family::kTileM <= 4, "the tail below handles 1..3 rows");
+        switch (m1 - i) {
+          case 3:
+            Family::template Tile<3>(lhs + i * nb, group, io);
+            break;
+          case 2:
+            Family::template Tile<2>(lhs + i * nb, group, io);
+            break;
+          case 1:
+            Family::template Tile<1>(lhs + i * nb, group, io);
+            break;
+          default:
+            break;
+        }
+      }
+    }
+  }
+}
+
+}  // namespace kernels::hwy_tier::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#endif  // ENGINE_KERNELS_HWY_GROUPS_INL_H_

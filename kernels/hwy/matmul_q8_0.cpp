@@ -1,0 +1,282 @@
+// hwy tier: the legacy 32-element block types times 8-bit activations, every
+// Highway target.
+//
+//   matmul_f32_q8_0_q4_0_4x16_hwy   matmul_f32_q8_0_q5_0_4x16_hwy   matmul_f32_q8_0_q8_0_4x16_hwy
+//   matmul_f32_q8_1_q4_1_4x16_hwy   matmul_f32_q8_1_q5_1_4x16_hwy
+//
+// Contract (kernels/matmul.h): m_step 1, n_step 16 (kRows). pack_rhs
+// interleaves 16 weight rows per group, one chunk per block of 32 of the size
+// of the 16 GGUF blocks (layout.h). pack_lhs is the Q8_0 / Q8_1 quantizer of
+// quantize.cpp (LhsQ8_0: codes, scale, sum of codes, Q8_1's s).
+//
+// Per block and output: the exact int32 sum of code products, the weight codes
+// unsigned (0..15, 0..31, or Q8_0's code + 128) and the symmetric types'
+// offset (-8, -16, -128) taken back through the activation sum; then in float
+// sum += (d_w d_a) isum, plus m_w s_a for Q4_1 / Q5_1, blocks in order: the
+// reference's expressions, so the result equals the ref kernel's bit for bit.
+// Lanes are rows: one vector of int32 sums covers 16 rows (AVX-512), and the
+// 16 results of a group are stored without a horizontal sum.
+//
+// Decode (m = 1) streams each group once, 16 rows in flight; prefill passes
+// over K in L1-sized pieces with kTileM activation rows per weight block
+// loaded (RunGroups in groups-inl.h).
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/hwy/matmul_q8_0.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+// foreach_target.h first, then highway.h and the -inl headers.
+#include <cstring>
+
+#include "hwy/highway.h"
+#include "kernels/hwy/dot-inl.h"
+#include "kernels/hwy/groups-inl.h"
+#include "kernels/hwy/layout.h"
+#include "kernels/ref/blocks.h"
+
+// Chunk layouts (layout.h); once, not per target.
+#ifndef ENGINE_KERNELS_HWY_LEGACY_LAYOUT
+#define ENGINE_KERNELS_HWY_LEGACY_LAYOUT
+namespace kernels::hwy_tier {
+enum class Legacy { kQ4_0, kQ4_1, kQ5_0, kQ5_1, kQ8_0 };
+template <Legacy kType>
+struct LegacyChunk {
+  static constexpr bool kFifthBit = kType == Legacy::kQ5_0 || kType == Legacy::kQ5_1;
+  static constexpr bool kHasMin = kType == Legacy::kQ4_1 || kType == Legacy::kQ5_1;
+  static constexpr bool kBytes8 = kType == Legacy::kQ8_0;
+  static constexpr size_t kQh = kBytes8 ? 512 : 256;          // after the codes; Q5 only
+  static constexpr size_t kD = kQh + (kFifthBit ? 64 : 0);    // 16 fp16 scales
+  static constexpr size_t kM = kD + 32;                       // 16 fp16 offsets; Q4_1 / Q5_1 only
+  static constexpr size_t kBytes = kM + (kHasMin ? 32 : 0);
+  // The code offset of the packed weights, paid back through the activation sum.
+  static constexpr int32_t kOffset = kType == Legacy::kQ4_0 ? 8 : kType == Legacy::kQ5_0 ? 16 : kBytes8 ? 128 : 0;
+};
+static_assert(LegacyChunk<Legacy::kQ4_0>::kBytes == kQ4_0Chunk && LegacyChunk<Legacy::kQ8_0>::kBytes == kQ8_0Chunk);
+static_assert(LegacyChunk<Legacy::kQ4_1>::kBytes == 16 * sizeof(ref::BlockQ4_1));
+static_assert(LegacyChunk<Legacy::kQ5_0>::kBytes == 16 * sizeof(ref::BlockQ5_0));
+static_assert(LegacyChunk<Legacy::kQ5_1>::kBytes == 16 * sizeof(ref::BlockQ5_1));
+}  // namespace kernels::hwy_tier
+#endif
+
+#include "kernels/hwy/vnni_target.h"
+HWY_BEFORE_NAMESPACE();
+namespace kernels::hwy_tier::HWY_NAMESPACE {
+
+// One legacy type's weights: see RunGroups.
+template <Legacy kType>
+struct LegacyFamily {
+  using Lhs = LhsQ8_0;
+  using Layout = LegacyChunk<kType>;
+  static constexpr size_t kChunk = Layout::kBytes;
+  static constexpr size_t kTileM = 4;  // activation rows per pass over a group
+
+  template <size_t kM>
+  static HWY_INLINE void Tile(const LhsQ8_0* lhs, const uint8_t* group, const TileIO& io) {
+    const DU8 du8;
+    const DU16 du16;
+    const DI32 di32;
+    const DF df;
+    const size_t l8 = hn::Lanes(du8), l32 = hn::Lanes(di32);
+    for (size_t v = 0; v * l32 < io.n_valid; ++v) {  // rows v*l32 .. of the group
+      VF acc[kM];
+      for (size_t r = 0; r < kM; ++r) acc[r] = LoadAccumulator(io, r, v);
+      for (size_t b = io.b0; b < io.b1; ++b) {
+        const uint8_t* chunk = group + b * kChunk;
+        for (size_t off = Layout::kQh; off < kChunk; off += 64) PrefetchAhead(chunk + off, kPrefetchAhead);
+        const VF dw = LoadHalfScales(chunk + Layout::kD + 2 * v * l32);
+        VI32 isum[kM];
+        if constexpr (Layout::kBytes8) {
+          VU8 w[8];  // codes 4j..4j+3 of each row
+          for (size_t j = 0; j < 8; ++j) w[j] = LoadAndPrefetch(chunk + 64 * j + v * l8, kPrefetchAhead);
+          for (size_t r = 0; r < kM; ++r) {
+            const LhsQ8_0& a = lhs[r * io.nb + b];
+            DotAcc s = DotStart(hn::Set(di32, -Layout::kOffset * a.sum));
+            for (size_t j = 0; j < 8; ++j) DotPortable(s, w[j], Broadcast4(a.qs + 4 * j));
+            isum[r] = DotFinish(s);
+          }
+        } else {
+          VU8 lo[4], hi[4];  // codes 4j..4j+3 and 16+4j..16+4j+3 of each row
+          for (size_t j = 0; j < 4; ++j) {
+            const VU8 packed = LoadAndPrefetch(chunk + 64 * j + v * l8, kPrefetchAhead);
+            lo[j] = LowNibbles(packed);
+            hi[j] = HighNibbles(packed);
+          }
+          if constexpr (Layout::kFifthBit) {  // byte t of a row: bit j = code 4j+t, bit 4+j = code 16+4j+t
+            const auto qh = hn::BitCast(du16, hn::LoadU(du8, chunk + Layout::kQh + v * l8));
+            const VU8 bit4 = hn::Set(du8, 0x10);
+            for (size_t j = 0; j < 4; ++j) {
+              lo[j] = hn::OrAnd(lo[j], hn::BitCast(du8, hn::ShiftLeftSame(qh, static_cast<int>(4 - j))), bit4);
+              hi[j] = hn::OrAnd(hi[j], hn::BitCast(du8, hn::ShiftRightSame(qh, static_cast<int>(j))), bit4);
+            }
+          }
+          for (size_t r = 0; r < kM; ++r) {
+            const LhsQ8_0& a = lhs[r * io.nb + b];
+            DotAcc s = DotStart(hn::Set(di32, -Layout::kOffset * a.sum));
+            for (size_t j = 0; j < 4; ++j) {
+              DotSmall(s, lo[j], Broadcast4(a.qs + 4 * j));
+              DotSmall(s, hi[j], Broadcast4(a.qs + 16 + 4 * j));
+            }
+            isum[r] = DotFinish(s);
+          }
+        }
+        for (size_t r = 0; r < kM; ++r) {
+          const LhsQ8_0& a = lhs[r * io.nb + b];
+          VF term = hn::Mul(hn::Mul(dw, hn::Set(df, a.d)), hn::ConvertTo(df, isum[r]));
+          if constexpr (Layout::kHasMin) {
+            term = hn::Add(term, hn::Mul(LoadHalfScales(chunk + Layout::kM + 2 * v * l32), hn::Set(df, a.s)));
+          }
+          acc[r] = hn::Add(acc[r], term);
+        }
+      }
+      for (size_t r = 0; r < kM; ++r) StoreAccumulator(io, r, v, acc[r]);
+    }
+  }
+};
+
+template <Legacy kType>
+HWY_INLINE void RunLegacy(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst,
+                          size_t dst_stride) {
+  RunGroups<LegacyFamily<kType>>(m, n, k / ref::QK, static_cast<const LhsQ8_0*>(lhs),
+                                 static_cast<const uint8_t*>(rhs), dst, dst_stride);
+}
+
+void RunQ4_0(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
+  RunLegacy<Legacy::kQ4_0>(m, n, k, lhs, rhs, dst, dst_stride);
+}
+void RunQ4_1(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
+  RunLegacy<Legacy::kQ4_1>(m, n, k, lhs, rhs, dst, dst_stride);
+}
+void RunQ5_0(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
+  RunLegacy<Legacy::kQ5_0>(m, n, k, lhs, rhs, dst, dst_stride);
+}
+void RunQ5_1(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
+  RunLegacy<Legacy::kQ5_1>(m, n, k, lhs, rhs, dst, dst_stride);
+}
+void RunQ8_0(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
+  RunLegacy<Legacy::kQ8_0>(m, n, k, lhs, rhs, dst, dst_stride);
+}
+
+}  // namespace kernels::hwy_tier::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace kernels::hwy_tier {
+namespace {
+
+HWY_EXPORT(RunQ4_0);
+HWY_EXPORT(RunQ4_1);
+HWY_EXPORT(RunQ5_0);
+HWY_EXPORT(RunQ5_1);
+HWY_EXPORT(RunQ8_0);
+
+using RunFn = void (*)(size_t, size_t, size_t, const void*, const void*, float*, size_t);
+
+void run_q4_0(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
+  HWY_DYNAMIC_DISPATCH(RunQ4_0)(m, n, k, lhs, rhs, dst, dst_stride);
+}
+void run_q4_1(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
+  HWY_DYNAMIC_DISPATCH(RunQ4_1)(m, n, k, lhs, rhs, dst, dst_stride);
+}
+void run_q5_0(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
+  HWY_DYNAMIC_DISPATCH(RunQ5_0)(m, n, k, lhs, rhs, dst, dst_stride);
+}
+void run_q5_1(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
+  HWY_DYNAMIC_DISPATCH(RunQ5_1)(m, n, k, lhs, rhs, dst, dst_stride);
+}
+void run_q8_0(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
+  HWY_DYNAMIC_DISPATCH(RunQ8_0)(m, n, k, lhs, rhs, dst, dst_stride);
+}
+
+// The fifth bits of a Q5 block (bit j of the little-endian qh word = code j),
+// rearranged so that byte t holds codes 4j+t at bit j and 16+4j+t at bit 4+j:
+// the kernel then reaches the bit of each code of load j with one shift.
+void pack_fifth_bits(const uint8_t* qh, uint8_t* out) {
+  uint32_t bits;
+  std::memcpy(&bits, qh, 4);
+  for (size_t t = 0; t < 4; ++t) {
+    uint8_t byte = 0;
+    for (size_t j = 0; j < 4; ++j) {
+      byte = static_cast<uint8_t>(byte | (((bits >> (4 * j + t)) & 1) << j) | (((bits >> (16 + 4 * j + t)) & 1) << (4 + j)));
+    }
+    out[t] = byte;
+  }
+}
+
+// Scalar repacking, once at load (the layout is the same for every target).
+template <class Block, Legacy kType>
+void pack_rhs(size_t n, size_t k, const void* rhs, void* rhs_packed) {
+  using Layout = LegacyChunk<kType>;
+  const size_t nb = k / ref::QK;
+  const auto* rows = static_cast<const Block*>(rhs);
+  auto* out = static_cast<uint8_t*>(rhs_packed);
+  for (size_t g = 0; g < groups(n); ++g) {
+    for (size_t b = 0; b < nb; ++b, out += Layout::kBytes) {
+      std::memset(out, 0, Layout::kBytes);
+      for (size_t r = 0; r < kRows && g * kRows + r < n; ++r) {
+        const Block& blk = rows[(g * kRows + r) * nb + b];
+        if constexpr (Layout::kBytes8) {
+          for (size_t j = 0; j < 8; ++j) {
+            for (size_t t = 0; t < 4; ++t) out[64 * j + 4 * r + t] = static_cast<uint8_t>(blk.qs[4 * j + t] ^ 0x80);
+          }
+        } else {
+          for (size_t j = 0; j < 4; ++j) std::memcpy(out + 64 * j + 4 * r, blk.qs + 4 * j, 4);
+        }
+        if constexpr (Layout::kFifthBit) pack_fifth_bits(blk.qh, out + Layout::kQh + 4 * r);
+        std::memcpy(out + Layout::kD + 2 * r, &blk.d, 2);
+        if constexpr (Layout::kHasMin) std::memcpy(out + Layout::kM + 2 * r, &blk.m, 2);
+      }
+    }
+  }
+}
+
+template <size_t kChunk>
+size_t rhs_size(size_t n, size_t k) {
+  return groups(n) * (k / ref::QK) * kChunk;
+}
+template <size_t kChunk>
+size_t rhs_offset(size_t n_idx, size_t k) {
+  return n_idx / kRows * (k / ref::QK) * kChunk;
+}
+size_t lhs_size(size_t m, size_t k) { return m * (k / ref::QK) * sizeof(LhsQ8_0); }
+size_t lhs_offset(size_t m_idx, size_t k) { return m_idx * (k / ref::QK) * sizeof(LhsQ8_0); }
+
+template <class Block, Legacy kType>
+MatmulKernel kernel(const char* name, gguf::GgmlType type, RunFn run) {
+  constexpr size_t kChunk = LegacyChunk<kType>::kBytes;
+  return MatmulKernel{
+      .name = name,
+      .tier = Tier::hwy,
+      .arch = baseline_arch(),
+      .required_features = baseline_features(),
+      .rhs_type = type,
+      .lhs_type = LegacyChunk<kType>::kHasMin ? gguf::GgmlType::Q8_1 : gguf::GgmlType::Q8_0,
+      .m_step = 1,
+      .n_step = kRows,
+      .rhs_packed_size = rhs_size<kChunk>,
+      .rhs_packed_offset = rhs_offset<kChunk>,
+      .pack_rhs = pack_rhs<Block, kType>,
+      .lhs_packed_size = lhs_size,
+      .lhs_packed_offset = lhs_offset,
+      .pack_lhs = pack_lhs_q8_0,  // the Q8_1 codes and d are Q8_0's; s rides along
+      .run = run,
+  };
+}
+
+}  // namespace
+
+MatmulKernel matmul_q4_0_kernel() {
+  return kernel<ref::BlockQ4_0, Legacy::kQ4_0>("matmul_f32_q8_0_q4_0_4x16_hwy", gguf::GgmlType::Q4_0, run_q4_0);
+}
+MatmulKernel matmul_q4_1_kernel() {
+  return kernel<ref::BlockQ4_1, Legacy::kQ4_1>("matmul_f32_q8_1_q4_1_4x16_hwy", gguf::GgmlType::Q4_1, run_q4_1);
+}
+MatmulKernel matmul_q5_0_kernel() {
+  return kernel<ref::BlockQ5_0, Legacy::kQ5_0>("matmul_f32_q8_0_q5_0_4x16_hwy", gguf::GgmlType::Q5_0, run_q5_0);
+}
+MatmulKernel matmul_q5_1_kernel() {
+  return kernel<ref::BlockQ5_1, Legacy::kQ5_1>("matmul_f32_q8_1_q5_1_4x16_hwy", gguf::GgmlType::Q5_1, run_q5_1);
+}
+MatmulKernel matmul_q8_0_kernel() {
+  return kernel<ref::BlockQ8_0, Legacy::kQ8_0>("matmul_f32_q8_0_q8_0_4x16_hwy", gguf::GgmlType::Q8_0, run_q8_0);
+}
+
+}  // namespace kernels::hwy_tier
+#endif  // HWY_ONCE

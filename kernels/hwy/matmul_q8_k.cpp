@@ -1,0 +1,379 @@
+// hwy tier: Q4_K, Q5_K and Q6_K weights times Q8_K activations, every Highway
+// target.
+//
+//   matmul_f32_q8_k_q4_k_4x16_hwy   matmul_f32_q8_k_q5_k_4x16_hwy   matmul_f32_q8_k_q6_k_4x16_hwy
+//
+// Contract (kernels/matmul.h): m_step 1, n_step 16 (kRows). pack_rhs
+// interleaves 16 weight rows per group, one chunk per super-block of 256
+// (layout.h): Q6_K 3360 B, the size of the 16 GGUF blocks; Q4_K 2368 B and
+// Q5_K 2880 B, 64 B (2.8%, 2.3%) more, because their 6-bit scales and mins are
+// stored unpacked, one byte each, so that they load straight into vectors.
+// pack_lhs is the Q8_K quantizer of quantize.cpp (LhsQ8K: codes, scale, sums
+// of 16 and of 32).
+//
+// Per super-block and output, the integer sums of the reference, exactly:
+//   Q4_K, Q5_K: sum = sum_s sc_s * (codes . a over sub-block s of 32), codes
+//         0..15 / 0..31 (nibble + fifth bit); mins = sum_s m_s * (sum of a
+//         over s), as m . pair_lo + 128 m . pair_hi
+//   Q6_K: sum = sum_s sc_s * (codes . a - 32 * (sum of a)) over 16 sub-blocks
+//         of 16, codes 0..63 rebuilt from 4 + 2 bits
+// then in float, as the reference: (d_w d_a) sum - (dmin_w d_a) mins, or
+// (d_w d_a) sum for Q6_K, super-blocks in order, so the results equal the ref
+// kernel's bit for bit. Lanes are rows (see matmul_q8_0.cpp).
+//
+// Decode streams each group once, 16 rows in flight; prefill passes over K in
+// L1-sized pieces with kTileM activation rows per weight block loaded
+// (RunGroups in groups-inl.h).
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/hwy/matmul_q8_k.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+// foreach_target.h first, then highway.h and the -inl headers.
+#include <cstring>
+#include <initializer_list>
+
+#include "hwy/highway.h"
+#include "kernels/hwy/dot-inl.h"
+#include "kernels/hwy/groups-inl.h"
+#include "kernels/hwy/layout.h"
+#include "kernels/ref/blocks.h"
+
+// Offsets inside a chunk (layout.h); once, not per target.
+#ifndef ENGINE_KERNELS_HWY_Q8_K_OFFSETS
+#define ENGINE_KERNELS_HWY_Q8_K_OFFSETS
+namespace kernels::hwy_tier {
+// Q4_K (kQ5 = false) and Q5_K (kQ5 = true): the Q5_K fifth bits sit after the
+// nibbles, the rest shifts by their 512 bytes.
+template <bool kQ5>
+struct OffsetChunk {
+  static constexpr size_t kQh = 2048;  // Q5_K only
+  static constexpr size_t kScales = kQ5 ? 2560 : 2048;
+  static constexpr size_t kMins = kScales + 128;
+  static constexpr size_t kD = kMins + 128;
+  static constexpr size_t kDmin = kD + 32;
+  static constexpr size_t kBytes = kDmin + 32;
+};
+static_assert(OffsetChunk<false>::kBytes == kQ4_KChunk && OffsetChunk<true>::kBytes == kQ5_KChunk);
+namespace q6_k {
+inline constexpr size_t kQh = 2048, kScales = 3072, kD = 3328;
+}  // namespace q6_k
+}  // namespace kernels::hwy_tier
+#endif
+
+#include "kernels/hwy/vnni_target.h"
+HWY_BEFORE_NAMESPACE();
+namespace kernels::hwy_tier::HWY_NAMESPACE {
+
+// The 6/8-bit per-row scales of sub-block s, as int32 lanes.
+HWY_INLINE VI32 LoadScalesU8(const uint8_t* p) {
+  return hn::PromoteTo(DI32(), hn::LoadU(hn::Rebind<uint8_t, DI32>(), p));
+}
+HWY_INLINE VI32 LoadScalesI8(const uint8_t* p) {
+  return hn::PromoteTo(DI32(), hn::LoadU(hn::Rebind<int8_t, DI32>(), reinterpret_cast<const int8_t*>(p)));
+}
+
+// Q4_K and Q5_K weights: see RunGroups (groups-inl.h).
+template <bool kQ5>
+struct OffsetFamily {
+  using Lhs = LhsQ8K;
+  using Off = OffsetChunk<kQ5>;
+  static constexpr size_t kChunk = Off::kBytes;
+  static constexpr size_t kTileM = 4;  // activation rows per pass over a group
+
+  template <size_t kM>
+  static HWY_INLINE void Tile(const LhsQ8K* lhs, const uint8_t* group, const TileIO& io) {
+    const DU8 du8;
+    const DU16 du16;
+    const DI32 di32;
+    const DF df;
+    const size_t l8 = hn::Lanes(du8), l32 = hn::Lanes(di32);
+    for (size_t v = 0; v * l32 < io.n_valid; ++v) {
+      VF acc[kM];
+      for (size_t r = 0; r < kM; ++r) acc[r] = LoadAccumulator(io, r, v);
+      for (size_t b = io.b0; b < io.b1; ++b) {
+        const uint8_t* chunk = group + b * kChunk;
+        for (size_t off : {Off::kScales, Off::kScales + 64, Off::kD}) PrefetchAhead(chunk + off, kPrefetchAhead);
+        VI32 isum[kM];
+        for (size_t r = 0; r < kM; ++r) isum[r] = hn::Zero(di32);
+        for (size_t c = 0; c < 4; ++c) {  // sub-blocks 2c (low nibbles) and 2c+1 (high)
+          DotAcc lo[kM], hi[kM];
+          for (size_t r = 0; r < kM; ++r) lo[r] = hi[r] = DotStart(hn::Zero(di32));
+          for (size_t j = 0; j < 8; ++j) {
+            const VU8 packed = LoadAndPrefetch(chunk + (8 * c + j) * 64 + v * l8, kPrefetchAhead);
+            VU8 wl = LowNibbles(packed), wh = HighNibbles(packed);
+            if constexpr (kQ5) {  // bit 4: bits 2c (sub-block 2c) and 2c+1 of the qh byte
+              const auto qh = hn::ShiftRightSame(
+                  hn::BitCast(du16, LoadAndPrefetch(chunk + Off::kQh + 64 * j + v * l8, kPrefetchAhead)),
+                  static_cast<int>(2 * c));
+              wl = hn::OrAnd(wl, hn::BitCast(du8, hn::ShiftLeft<4>(qh)), hn::Set(du8, 0x10));
+              wh = hn::OrAnd(wh, hn::BitCast(du8, hn::ShiftLeft<3>(qh)), hn::Set(du8, 0x10));
+            }
+            for (size_t r = 0; r < kM; ++r) {
+              const int8_t* a = lhs[r * io.nb + b].qs + 64 * c + 4 * j;
+              DotSmall(lo[r], wl, Broadcast4(a));
+              DotSmall(hi[r], wh, Broadcast4(a + 32));
+            }
+          }
+          const VI32 sc_lo = LoadScalesU8(chunk + Off::kScales + 2 * c * kRows + v * l32);
+          const VI32 sc_hi = LoadScalesU8(chunk + Off::kScales + (2 * c + 1) * kRows + v * l32);
+          for (size_t r = 0; r < kM; ++r) {
+            isum[r] = hn::Add(isum[r], hn::Add(hn::Mul(DotFinish(lo[r]), sc_lo), hn::Mul(DotFinish(hi[r]), sc_hi)));
+          }
+        }
+        const VU8 m_lo = LoadAndPrefetch(chunk + Off::kMins + v * l8, kPrefetchAhead);       // m 0..3 of each row
+        const VU8 m_hi = LoadAndPrefetch(chunk + Off::kMins + 64 + v * l8, kPrefetchAhead);  // m 4..7
+        const VF dw = LoadHalfScales(chunk + Off::kD + 2 * v * l32);
+        const VF dminw = LoadHalfScales(chunk + Off::kDmin + 2 * v * l32);
+        for (size_t r = 0; r < kM; ++r) {
+          const LhsQ8K& a = lhs[r * io.nb + b];
+          DotAcc mins_lo = DotStart(hn::Zero(di32)), mins_hi = DotStart(hn::Zero(di32));
+          DotSmall(mins_lo, m_lo, Broadcast4(a.pair_lo));
+          DotSmall(mins_lo, m_hi, Broadcast4(a.pair_lo + 4));
+          DotSmall(mins_hi, m_lo, Broadcast4(a.pair_hi));
+          DotSmall(mins_hi, m_hi, Broadcast4(a.pair_hi + 4));
+          const VI32 mins = hn::Add(DotFinish(mins_lo), hn::ShiftLeft<7>(DotFinish(mins_hi)));
+          const VF d = hn::Mul(dw, hn::Set(df, a.d));
+          const VF dmin = hn::Mul(dminw, hn::Set(df, a.d));
+          acc[r] = hn::Add(acc[r],
+                           hn::Sub(hn::Mul(d, hn::ConvertTo(df, isum[r])), hn::Mul(dmin, hn::ConvertTo(df, mins))));
+        }
+      }
+      for (size_t r = 0; r < kM; ++r) StoreAccumulator(io, r, v, acc[r]);
+    }
+  }
+};
+
+// Codes of quarter t (elements 32t .. 32t+31 of a 128-element half) from the
+// low-bit byte (its low nibble for t < 2, high for t >= 2) and the high-bit
+// byte (bits 2t, 2t+1 moved to bits 4, 5).
+template <size_t kT>
+HWY_INLINE VU8 Q6Codes(VU8 ql, VU8 qh) {
+  const DU16 du16;
+  const DU8 du8;
+  const VU8 low = kT < 2 ? LowNibbles(ql) : HighNibbles(ql);
+  const auto h16 = hn::BitCast(du16, qh);
+  VU8 high;
+  if constexpr (kT == 0) high = hn::BitCast(du8, hn::ShiftLeft<4>(h16));
+  if constexpr (kT == 1) high = hn::BitCast(du8, hn::ShiftLeft<2>(h16));
+  if constexpr (kT == 2) high = qh;
+  if constexpr (kT == 3) high = hn::BitCast(du8, hn::ShiftRight<2>(h16));
+  return hn::OrAnd(low, high, hn::Set(du8, 0x30));
+}
+
+// Q6_K weights: see RunGroups (groups-inl.h).
+struct Q6Family {
+  using Lhs = LhsQ8K;
+  static constexpr size_t kChunk = kQ6_KChunk;
+  static constexpr size_t kTileM = 4;  // activation rows per pass over a group
+
+  // Half `half` of chunk c of super-block b (elements 128c + 16 half + 32t +
+  // 0..15, t = 0..3: sub-blocks 8c + 2t + half): each 64-byte load of low and
+  // high bits is unpacked once into the 4 quarters' codes.
+  template <size_t kM>
+  static HWY_INLINE void Half(const LhsQ8K* lhs, size_t nb, size_t b, size_t c, size_t half, const uint8_t* chunk,
+                              size_t v, VI32* isum) {
+    using namespace q6_k;
+    const DI32 di32;
+    const size_t l8 = hn::Lanes(DU8()), l32 = hn::Lanes(di32);
+    DotAcc acc[kM][4];
+    for (size_t r = 0; r < kM; ++r) {
+      for (size_t t = 0; t < 4; ++t) {
+        acc[r][t] = DotStart(hn::Set(di32, -32 * lhs[r * nb + b].bsum16[8 * c + 2 * t + half]));
+      }
+    }
+    for (size_t jj = 0; jj < 4; ++jj) {
+      const size_t j = 4 * half + jj;
+      const VU8 ql_a = LoadAndPrefetch(chunk + ((2 * c) * 8 + j) * 64 + v * l8, kPrefetchAhead);      // t = 0, 2
+      const VU8 ql_b = LoadAndPrefetch(chunk + ((2 * c + 1) * 8 + j) * 64 + v * l8, kPrefetchAhead);  // t = 1, 3
+      const VU8 qh = LoadAndPrefetch(chunk + kQh + (8 * c + j) * 64 + v * l8, kPrefetchAhead);
+      const VU8 w[4] = {Q6Codes<0>(ql_a, qh), Q6Codes<1>(ql_b, qh), Q6Codes<2>(ql_a, qh), Q6Codes<3>(ql_b, qh)};
+      for (size_t r = 0; r < kM; ++r) {
+        const int8_t* a = lhs[r * nb + b].qs + 128 * c + 4 * j;
+        for (size_t t = 0; t < 4; ++t) DotSmall(acc[r][t], w[t], Broadcast4(a + 32 * t));
+      }
+    }
+    for (size_t t = 0; t < 4; ++t) {
+      const VI32 sc = LoadScalesI8(chunk + kScales + (8 * c + 2 * t + half) * kRows + v * l32);
+      for (size_t r = 0; r < kM; ++r) isum[r] = hn::Add(isum[r], hn::Mul(DotFinish(acc[r][t]), sc));
+    }
+  }
+
+  template <size_t kM>
+  static HWY_INLINE void Tile(const LhsQ8K* lhs, const uint8_t* group, const TileIO& io) {
+    using namespace q6_k;
+    const DI32 di32;
+    const DF df;
+    const size_t l32 = hn::Lanes(di32);
+    for (size_t v = 0; v * l32 < io.n_valid; ++v) {
+      VF acc[kM];
+      for (size_t r = 0; r < kM; ++r) acc[r] = LoadAccumulator(io, r, v);
+      for (size_t b = io.b0; b < io.b1; ++b) {
+        const uint8_t* chunk = group + b * kChunk;
+        for (size_t off = kScales; off < kChunk; off += 64) PrefetchAhead(chunk + off, kPrefetchAhead);
+        VI32 isum[kM];
+        for (size_t r = 0; r < kM; ++r) isum[r] = hn::Zero(di32);
+        for (size_t c = 0; c < 2; ++c) {
+          for (size_t half = 0; half < 2; ++half) Half<kM>(lhs, io.nb, b, c, half, chunk, v, isum);
+        }
+        const VF dw = LoadHalfScales(chunk + kD + 2 * v * l32);
+        for (size_t r = 0; r < kM; ++r) {
+          const VF d = hn::Mul(dw, hn::Set(df, lhs[r * io.nb + b].d));
+          acc[r] = hn::Add(acc[r], hn::Mul(d, hn::ConvertTo(df, isum[r])));
+        }
+      }
+      for (size_t r = 0; r < kM; ++r) StoreAccumulator(io, r, v, acc[r]);
+    }
+  }
+};
+
+template <class Family>
+HWY_INLINE void RunSuperBlocks(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst,
+                               size_t dst_stride) {
+  RunGroups<Family>(m, n, k / ref::QK_K, static_cast<const LhsQ8K*>(lhs), static_cast<const uint8_t*>(rhs), dst,
+                    dst_stride);
+}
+
+void RunQ4K(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
+  RunSuperBlocks<OffsetFamily<false>>(m, n, k, lhs, rhs, dst, dst_stride);
+}
+
+void RunQ5K(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
+  RunSuperBlocks<OffsetFamily<true>>(m, n, k, lhs, rhs, dst, dst_stride);
+}
+
+void RunQ6K(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
+  RunSuperBlocks<Q6Family>(m, n, k, lhs, rhs, dst, dst_stride);
+}
+
+}  // namespace kernels::hwy_tier::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace kernels::hwy_tier {
+namespace {
+
+HWY_EXPORT(RunQ4K);
+HWY_EXPORT(RunQ5K);
+HWY_EXPORT(RunQ6K);
+
+void run_q4_k(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
+  HWY_DYNAMIC_DISPATCH(RunQ4K)(m, n, k, lhs, rhs, dst, dst_stride);
+}
+
+void run_q5_k(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
+  HWY_DYNAMIC_DISPATCH(RunQ5K)(m, n, k, lhs, rhs, dst, dst_stride);
+}
+
+void run_q6_k(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
+  HWY_DYNAMIC_DISPATCH(RunQ6K)(m, n, k, lhs, rhs, dst, dst_stride);
+}
+
+// Scalar repacking, once at load (the layout is the same for every target).
+// Q4_K / Q5_K: nibbles and fifth bits 4 bytes per row at a time, the 6-bit
+// scales and mins unpacked to bytes.
+template <class Block, bool kQ5>
+void pack_rhs_offset(size_t n, size_t k, const void* rhs, void* rhs_packed) {
+  using Off = OffsetChunk<kQ5>;
+  const size_t nb = k / ref::QK_K;
+  const auto* rows = static_cast<const Block*>(rhs);
+  auto* out = static_cast<uint8_t*>(rhs_packed);
+  for (size_t g = 0; g < groups(n); ++g) {
+    for (size_t b = 0; b < nb; ++b, out += Off::kBytes) {
+      std::memset(out, 0, Off::kBytes);
+      for (size_t r = 0; r < kRows && g * kRows + r < n; ++r) {
+        const Block& blk = rows[(g * kRows + r) * nb + b];
+        for (size_t c = 0; c < 4; ++c) {
+          for (size_t j = 0; j < 8; ++j) std::memcpy(out + (8 * c + j) * 64 + 4 * r, blk.qs + 32 * c + 4 * j, 4);
+        }
+        if constexpr (kQ5) {
+          for (size_t j = 0; j < 8; ++j) std::memcpy(out + Off::kQh + 64 * j + 4 * r, blk.qh + 4 * j, 4);
+        }
+        for (size_t s = 0; s < ref::kKSubBlocks; ++s) {
+          uint8_t sc, m;
+          ref::unpack_k_scale_min(blk.scales, s, sc, m);
+          out[Off::kScales + s * kRows + r] = sc;
+          out[Off::kMins + (s / 4) * 64 + 4 * r + s % 4] = m;
+        }
+        std::memcpy(out + Off::kD + 2 * r, &blk.d, 2);
+        std::memcpy(out + Off::kDmin + 2 * r, &blk.dmin, 2);
+      }
+    }
+  }
+}
+
+void pack_rhs_q6_k(size_t n, size_t k, const void* rhs, void* rhs_packed) {
+  using namespace q6_k;
+  const size_t nb = k / ref::QK_K;
+  const auto* rows = static_cast<const ref::BlockQ6_K*>(rhs);
+  auto* out = static_cast<uint8_t*>(rhs_packed);
+  for (size_t g = 0; g < groups(n); ++g) {
+    for (size_t b = 0; b < nb; ++b, out += kQ6_KChunk) {
+      std::memset(out, 0, kQ6_KChunk);
+      for (size_t r = 0; r < kRows && g * kRows + r < n; ++r) {
+        const ref::BlockQ6_K& blk = rows[(g * kRows + r) * nb + b];
+        for (size_t c = 0; c < 2; ++c) {
+          for (size_t j = 0; j < 8; ++j) {
+            for (size_t h = 0; h < 2; ++h) {
+              std::memcpy(out + ((2 * c + h) * 8 + j) * 64 + 4 * r, blk.ql + 64 * c + 32 * h + 4 * j, 4);
+            }
+            std::memcpy(out + kQh + (8 * c + j) * 64 + 4 * r, blk.qh + 32 * c + 4 * j, 4);
+          }
+        }
+        for (size_t s = 0; s < 16; ++s) out[kScales + s * kRows + r] = static_cast<uint8_t>(blk.scales[s]);
+        std::memcpy(out + kD + 2 * r, &blk.d, 2);
+      }
+    }
+  }
+}
+
+template <size_t kChunk>
+size_t rhs_size(size_t n, size_t k) {
+  return groups(n) * (k / ref::QK_K) * kChunk;
+}
+template <size_t kChunk>
+size_t rhs_offset(size_t n_idx, size_t k) {
+  return n_idx / kRows * (k / ref::QK_K) * kChunk;
+}
+size_t lhs_size(size_t m, size_t k) { return m * (k / ref::QK_K) * sizeof(LhsQ8K); }
+size_t lhs_offset(size_t m_idx, size_t k) { return m_idx * (k / ref::QK_K) * sizeof(LhsQ8K); }
+
+MatmulKernel kernel(const char* name, gguf::GgmlType type, size_t (*rhs_size_fn)(size_t, size_t),
+                    size_t (*rhs_offset_fn)(size_t, size_t), void (*pack)(size_t, size_t, const void*, void*),
+                    void (*run)(size_t, size_t, size_t, const void*, const void*, float*, size_t)) {
+  return MatmulKernel{
+      .name = name,
+      .tier = Tier::hwy,
+      .arch = baseline_arch(),
+      .required_features = baseline_features(),
+      .rhs_type = type,
+      .lhs_type = gguf::GgmlType::Q8_K,
+      .m_step = 1,
+      .n_step = kRows,
+      .rhs_packed_size = rhs_size_fn,
+      .rhs_packed_offset = rhs_offset_fn,
+      .pack_rhs = pack,
+      .lhs_packed_size = lhs_size,
+      .lhs_packed_offset = lhs_offset,
+      .pack_lhs = pack_lhs_q8_k,
+      .run = run,
+  };
+}
+
+}  // namespace
+
+MatmulKernel matmul_q4_k_kernel() {
+  return kernel("matmul_f32_q8_k_q4_k_4x16_hwy", gguf::GgmlType::Q4_K, rhs_size<kQ4_KChunk>,
+                rhs_offset<kQ4_KChunk>, pack_rhs_offset<ref::BlockQ4_K, false>, run_q4_k);
+}
+
+MatmulKernel matmul_q5_k_kernel() {
+  return kernel("matmul_f32_q8_k_q5_k_4x16_hwy", gguf::GgmlType::Q5_K, rhs_size<kQ5_KChunk>,
+                rhs_offset<kQ5_KChunk>, pack_rhs_offset<ref::BlockQ5_K, true>, run_q5_k);
+}
+
+MatmulKernel matmul_q6_k_kernel() {
+  return kernel("matmul_f32_q8_k_q6_k_4x16_hwy", gguf::GgmlType::Q6_K, rhs_size<kQ6_KChunk>,
+                rhs_offset<kQ6_KChunk>, pack_rhs_q6_k, run_q6_k);
+}
+
+}  // namespace kernels::hwy_tier
+#endif  // HWY_ONCE

@@ -1,0 +1,154 @@
+// Activation packers of the hwy tier (pack_lhs): F32 rows to the Q8_0 (and
+// Q8_1, same codes and d, plus s) and Q8_K codes and scales of the reference
+// quantizers, bit for bit, plus the block sums the kernels use (layout.h:
+// LhsQ8_0, LhsQ8K).
+//
+// Rounding, as kernels/ref: Q8_0 divides the block's |max| by 127 and rounds
+// x / d half away from zero (roundf); Q8_K divides -127 by the signed element
+// of largest magnitude (the first on ties) and rounds half to even (ggml's
+// nearest_int), capping at 127. Both multiply by the inverse scale in float,
+// exactly as the reference does, and no fused multiply-add is allowed in this
+// file (-ffp-contract=off, CMakeLists.txt). A block with a non-finite input,
+// or whose inverse scale overflows, is handed to the reference quantizer: its
+// codes are the reference's by construction.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/hwy/quantize.cpp"
+#include "hwy/foreach_target.h"  // IWYU pragma: keep
+// foreach_target.h first, then highway.h and the -inl headers.
+#include <cmath>
+#include <cstring>
+
+#include "hwy/highway.h"
+#include "kernels/hwy/dot-inl.h"
+#include "kernels/hwy/layout.h"
+#include "kernels/ref/blocks.h"
+#include "kernels/ref/fp16.h"
+#include "kernels/ref/quants.h"
+
+#include "kernels/hwy/vnni_target.h"
+HWY_BEFORE_NAMESPACE();
+namespace kernels::hwy_tier::HWY_NAMESPACE {
+
+int64_t CurrentTarget() { return HWY_TARGET; }
+
+// Largest |x| of n floats (n a multiple of the vector length), or -1 when one
+// of them is not finite.
+HWY_INLINE float AbsMaxOrMinusOne(const float* x, size_t n) {
+  const DF df;
+  const size_t lanes = hn::Lanes(df);
+  VF amax = hn::Zero(df);
+  auto finite = hn::IsFinite(hn::Zero(df));
+  for (size_t i = 0; i < n; i += lanes) {
+    const VF v = hn::LoadU(df, x + i);
+    amax = hn::Max(amax, hn::Abs(v));
+    finite = hn::And(finite, hn::IsFinite(v));
+  }
+  if (!hn::AllTrue(df, finite)) return -1.0f;
+  return hn::GetLane(hn::MaxOfLanes(df, amax));
+}
+
+void QuantizeQ8_0Row(size_t k, const float* x, LhsQ8_0* out) {
+  const DF df;
+  const DI32 di32;
+  const hn::Rebind<int8_t, DI32> di8_32;
+  const size_t lanes = hn::Lanes(df);
+  for (size_t b = 0; b < k / 32; ++b) {
+    const float* xb = x + 32 * b;
+    LhsQ8_0& o = out[b];
+    const float amax = AbsMaxOrMinusOne(xb, 32);
+    const float d = amax / 127;
+    const float inverse = d != 0.0f ? 1.0f / d : 0.0f;
+    if (amax < 0.0f || !std::isfinite(inverse)) {
+      ref::BlockQ8_1 blk;  // Q8_0's codes and d, and s
+      ref::quantize_row_q8_1(xb, &blk, 32);
+      std::memcpy(o.qs, blk.qs, 32);
+      o.d = ref::fp16_to_fp32(blk.d);
+      o.sum = 0;
+      for (int8_t q : blk.qs) o.sum += q;
+      o.s = ref::fp16_to_fp32(blk.s);
+      continue;
+    }
+    VI32 sum = hn::Zero(di32);
+    for (size_t i = 0; i < 32; i += lanes) {
+      const VF v = hn::Mul(hn::LoadU(df, xb + i), hn::Set(df, inverse));
+      // roundf: truncate, then step away from zero when the fraction is >= 1/2.
+      const VF t = hn::Trunc(v);
+      const auto away = hn::Ge(hn::Abs(hn::Sub(v, t)), hn::Set(df, 0.5f));
+      const VF r = hn::IfThenElse(away, hn::Add(t, hn::CopySign(hn::Set(df, 1.0f), v)), t);
+      const VI32 q = hn::ConvertTo(di32, r);
+      sum = hn::Add(sum, q);
+      hn::StoreU(hn::DemoteTo(di8_32, q), di8_32, o.qs + i);
+    }
+    o.d = ref::fp16_to_fp32(ref::fp32_to_fp16(d));
+    o.sum = hn::GetLane(hn::SumOfLanes(di32, sum));
+    o.s = ref::fp16_to_fp32(ref::fp32_to_fp16(static_cast<float>(o.sum) * d));
+  }
+}
+
+void QuantizeQ8KRow(size_t k, const float* x, LhsQ8K* out) {
+  const DF df;
+  const DI32 di32;
+  const hn::Rebind<int8_t, DI32> di8_32;
+  const size_t lanes = hn::Lanes(df);
+  for (size_t b = 0; b < k / ref::QK_K; ++b) {
+    const float* xb = x + ref::QK_K * b;
+    LhsQ8K& o = out[b];
+    const float amax = AbsMaxOrMinusOne(xb, ref::QK_K);
+    size_t first = 0;  // the element of largest magnitude, the first on ties
+    while (amax > 0.0f && std::fabs(xb[first]) != amax) ++first;
+    const float iscale = amax > 0.0f ? -127.f / xb[first] : 0.0f;
+    if (amax < 0.0f || !std::isfinite(iscale)) {
+      ref::BlockQ8_K blk;
+      ref::quantize_row_q8_k(xb, &blk, ref::QK_K);
+      std::memcpy(o.qs, blk.qs, sizeof o.qs);
+      o.d = blk.d;
+    } else if (amax == 0.0f) {
+      std::memset(o.qs, 0, sizeof o.qs);
+      o.d = 0.0f;
+    } else {
+      for (size_t i = 0; i < ref::QK_K; i += lanes) {
+        const VF v = hn::Mul(hn::Set(df, iscale), hn::LoadU(df, xb + i));
+        const VI32 q = hn::Min(hn::NearestInt(v), hn::Set(di32, 127));  // ties to even
+        hn::StoreU(hn::DemoteTo(di8_32, q), di8_32, o.qs + i);
+      }
+      o.d = 1 / iscale;
+    }
+    for (size_t g = 0; g < 16; ++g) {
+      int32_t s = 0;
+      for (size_t i = 16 * g; i < 16 * g + 16; ++i) s += o.qs[i];
+      o.bsum16[g] = s;
+    }
+    for (size_t j = 0; j < 8; ++j) {
+      const int32_t pair = o.bsum16[2 * j] + o.bsum16[2 * j + 1];  // |pair| <= 32 * 127
+      o.pair_hi[j] = static_cast<int8_t>(pair >> 7);                // floor(pair / 128)
+      o.pair_lo[j] = static_cast<int8_t>(pair & 127);
+    }
+  }
+}
+
+}  // namespace kernels::hwy_tier::HWY_NAMESPACE
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace kernels::hwy_tier {
+
+HWY_EXPORT(CurrentTarget);
+HWY_EXPORT(QuantizeQ8_0Row);
+HWY_EXPORT(QuantizeQ8KRow);
+
+int64_t dispatched_target() { return HWY_DYNAMIC_DISPATCH(CurrentTarget)(); }
+
+void pack_lhs_q8_0(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed) {
+  auto* rows = static_cast<LhsQ8_0*>(lhs_packed);
+  for (size_t i = 0; i < m; ++i) HWY_DYNAMIC_DISPATCH(QuantizeQ8_0Row)(k, lhs + i * lhs_stride, rows + i * (k / 32));
+}
+
+void pack_lhs_q8_k(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed) {
+  auto* rows = static_cast<LhsQ8K*>(lhs_packed);
+  for (size_t i = 0; i < m; ++i) {
+    HWY_DYNAMIC_DISPATCH(QuantizeQ8KRow)(k, lhs + i * lhs_stride, rows + i * (k / ref::QK_K));
+  }
+}
+
+}  // namespace kernels::hwy_tier
+#endif  // HWY_ONCE
