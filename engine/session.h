@@ -74,6 +74,8 @@ class Session {
   std::vector<float> gate_;     // (B, n_ff)
   std::vector<float> up_;       // (B, n_ff)
   std::vector<float> scores_;   // (threads, n_ctx) attention weights of one head, per thread
+  std::vector<float> kv_rows_;  // (threads, n_ctx, head_dim_k + head_dim_v) one KV head's history
+                                // as F32, per thread (empty with an F32 cache: read in place)
   std::vector<float> rope_;     // (B, n_rot) cos/sin pairs per token
   std::vector<float> logits_;   // (1 or B, n_vocab)
   std::vector<uint8_t> packed_; // activations packed for a kernel

@@ -85,13 +85,17 @@ TEST(KernelSelection, ExpectedTierPerCpuModel) {
   using K = kernels::CpuFeatures;
   const K a53 = kernels::features_of(Arch::aarch64, {Feature::asimd});
   const K n1 = kernels::features_of(Arch::aarch64, {Feature::asimd, Feature::fp16, Feature::dotprod});
-  const K max = kernels::features_of(
+  K max = kernels::features_of(
       Arch::aarch64, {Feature::asimd, Feature::dotprod, Feature::i8mm, Feature::sve, Feature::sve2, Feature::svei8mm});
-  const K a64fx = kernels::features_of(Arch::aarch64, {Feature::asimd, Feature::fp16, Feature::sve});
+  max.sve_vector_bits = 128;  // a phone's SVE: i8mm on NEON registers does more per instruction
+  K a64fx = kernels::features_of(Arch::aarch64, {Feature::asimd, Feature::fp16, Feature::sve});
+  a64fx.sve_vector_bits = 512;
   const K x86 = kernels::features_of(Arch::x86_64, {Feature::sse42, Feature::avx2});
   EXPECT_EQ(kernels::expected_tier(a53), Tier::neon);
   EXPECT_EQ(kernels::expected_tier(n1), Tier::dotprod);
   EXPECT_EQ(kernels::expected_tier(max), Tier::i8mm);
+  max.sve_vector_bits = 256;  // Graviton 3, or qemu's max: wider SVE goes first
+  EXPECT_EQ(kernels::expected_tier(max), Tier::sve);
   EXPECT_EQ(kernels::expected_tier(a64fx), Tier::sve);
   EXPECT_EQ(kernels::expected_tier(x86), Tier::hwy);
 }

@@ -1,0 +1,18 @@
+// The i8mm tier's table (kernels.h), best first within the tier; the registry
+// orders the tiers.
+//
+// This one file is compiled WITHOUT the tier's flags: the registry builds its
+// tables from it on every CPU, including those without i8mm, so no code
+// compiled for i8mm may run here. The kernels themselves are constant data.
+#include "kernels/arm/i8mm/kernels.h"
+
+#include "kernels/arm/i8mm/kernel_defs.h"
+
+namespace kernels::i8mm {
+
+std::span<const MatmulKernel> matmul_kernels() {
+  static const MatmulKernel table[] = {kMatmulF16, kMatmulQ8_0, kMatmulQ4_0, kMatmulQ4_K, kMatmulQ6_K};
+  return table;
+}
+
+}  // namespace kernels::i8mm

@@ -1,0 +1,17 @@
+// The i8mm tier: matmul kernels built on SMMLA (FEAT_I8MM) over 128-bit NEON
+// registers, with weights repacked at load into interleaved row pairs. Files
+// of this folder are compiled with -march=armv8.2-a+dotprod+i8mm and run only
+// on CPUs that report asimd, dotprod and i8mm.
+#pragma once
+
+#include <span>
+
+#include "kernels/matmul.h"
+
+namespace kernels::i8mm {
+
+// F16, Q8_0, Q4_0, Q4_K and Q6_K, one kernel each (contracts at the top of each
+// matmul_*_i8mm.cpp).
+std::span<const MatmulKernel> matmul_kernels();
+
+}  // namespace kernels::i8mm

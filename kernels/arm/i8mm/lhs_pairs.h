@@ -1,0 +1,82 @@
+// Activation formats of the i8mm tier: rows quantized to 8 bits (the ref's Q8_0
+// and Q8_K codes and scales, bit for bit) and stored in PAIRS of rows, so that
+// one 16-byte register holds 8 consecutive codes of two rows: the left operand
+// of SMMLA (a 2x8 int8 matrix). An odd last row is paired with a zero row.
+//
+// A pair of rows is one contiguous stream of blocks (pair p at p * pair_bytes),
+// so a caller may start anywhere on an even row and a decode call (m = 1)
+// reads one short stream.
+//
+// Q8_0 pairs, per block of 32 (kQ8_0PairBlockBytes = 80 bytes):
+//   float scale[4]   {d0, d0, d1, d1} * mult  (d = the fp16-rounded Q8_0 scale)
+//   int8  qs[4][16]  chunk c: row 0 codes 8c..8c+7, then row 1 codes 8c..8c+7
+// Q8_K pairs, per super-block of 256 (kQ8_KPairBlockBytes = 560 bytes):
+//   float scale[4]   {d0, d0, d1, d1} * mult  (d = the Q8_K scale)
+//   int8  bsum_lo[16], bsum_hi[16]: row 0 then row 1, sub-block j (32 codes):
+//                    sum = 128 * hi + lo, lo in 0..127, hi in -32..31, so that
+//                    SMMLA can multiply the sums by the weights' 6-bit mins
+//   int8  qs[32][16] chunk t: row 0 codes 8t..8t+7, then row 1 codes 8t..8t+7
+// `mult` folds a power of two of the weight decoding into the scale (exact).
+#pragma once
+
+#include <arm_neon.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace kernels::i8mm {
+
+inline constexpr size_t kQ8_0PairBlockBytes = 16 + 64;
+inline constexpr size_t kQ8_KPairBlockBytes = 16 + 32 + 512;
+inline constexpr size_t kQ8_KBsumOffset = 16;
+inline constexpr size_t kQ8_KQsOffset = 48;
+
+inline size_t pairs_of(size_t m) { return (m + 1) / 2; }
+
+void pack_lhs_q8_0_pairs(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed, float mult);
+void pack_lhs_q8_k_pairs(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed, float mult);
+
+// Stores the first `cols` (1..4) lanes of v at y.
+inline void store_cols(float* y, float32x4_t v, size_t cols) {
+  if (cols == 4) {
+    vst1q_f32(y, v);
+    return;
+  }
+  y[0] = vgetq_lane_f32(v, 0);
+  if (cols > 1) y[1] = vgetq_lane_f32(v, 1);
+  if (cols > 2) y[2] = vgetq_lane_f32(v, 2);
+}
+
+// A 2x4 block of outputs held as two SMMLA tiles (lanes r0w0 r0w1 r1w0 r1w1 and
+// r0w2 r0w3 r1w2 r1w3): row 0 is the low halves, row 1 the high halves.
+inline float32x4_t tile_row0(float32x4_t t01, float32x4_t t23) {
+  return vreinterpretq_f32_f64(vzip1q_f64(vreinterpretq_f64_f32(t01), vreinterpretq_f64_f32(t23)));
+}
+inline float32x4_t tile_row1(float32x4_t t01, float32x4_t t23) {
+  return vreinterpretq_f32_f64(vzip2q_f64(vreinterpretq_f64_f32(t01), vreinterpretq_f64_f32(t23)));
+}
+inline int32x4_t tile_row0(int32x4_t t01, int32x4_t t23) {
+  return vreinterpretq_s32_s64(vzip1q_s64(vreinterpretq_s64_s32(t01), vreinterpretq_s64_s32(t23)));
+}
+
+// {v0, v1, v0, v1} and {v2, v3, v2, v3}: the weight-side pattern of a 2x2 tile.
+inline float32x4_t pair_pattern_lo(float32x4_t v) {
+  return vreinterpretq_f32_f64(vdupq_laneq_f64(vreinterpretq_f64_f32(v), 0));
+}
+inline float32x4_t pair_pattern_hi(float32x4_t v) {
+  return vreinterpretq_f32_f64(vdupq_laneq_f64(vreinterpretq_f64_f32(v), 1));
+}
+
+inline int32x4_t pair_pattern_lo(int32x4_t v) {
+  return vreinterpretq_s32_s64(vdupq_laneq_s64(vreinterpretq_s64_s32(v), 0));
+}
+inline int32x4_t pair_pattern_hi(int32x4_t v) {
+  return vreinterpretq_s32_s64(vdupq_laneq_s64(vreinterpretq_s64_s32(v), 1));
+}
+
+// Four fp16 values (raw bits) as floats.
+inline float32x4_t load_f16x4(const void* p) {
+  return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(static_cast<const uint16_t*>(p))));
+}
+
+}  // namespace kernels::i8mm

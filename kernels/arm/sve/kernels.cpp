@@ -1,0 +1,21 @@
+// The sve tier's table (kernels.h), best first within the tier; the registry
+// orders the tiers. The svmmla kernels come first for their types: on a CPU
+// with SVE I8MM they do half the multiply instructions of SDOT in prefill; a
+// CPU without it (A64FX) gets the SDOT kernel.
+//
+// This one file is compiled WITHOUT the tier's flags: the registry builds its
+// tables from it on every CPU, including those without SVE, so no code
+// compiled for SVE may run here. The kernels themselves are constant data.
+#include "kernels/arm/sve/kernels.h"
+
+#include "kernels/arm/sve/kernel_defs.h"
+
+namespace kernels::sve {
+
+std::span<const MatmulKernel> matmul_kernels() {
+  static const MatmulKernel table[] = {kMatmulF16,  kMatmulQ8_0Mmla, kMatmulQ8_0, kMatmulQ4_0Mmla,
+                                       kMatmulQ4_0, kMatmulQ4_K,     kMatmulQ6_K};
+  return table;
+}
+
+}  // namespace kernels::sve

@@ -1,0 +1,120 @@
+// matmul_f32_f32_f16_4x4_sve: F16 weights x F32 activations, SVE FP32 FMA.
+//
+// Features: SVE. Compiled with -march=armv8.2-a+sve. Vector-length agnostic:
+// k advances by VL/32 floats, the tail under a WHILELT predicate.
+//
+// RHS: the GGUF rows as they are (pack_rhs = nullptr): LD1H into the low half
+// of each 32-bit lane, FCVT to fp32 (2 instructions per VL/32 weights).
+// LHS: F32 rows, copied.
+//
+// run: tiles of kMr = 4 activation rows x kNr = 4 weight rows; each output has
+// one vector accumulator over k (lane l sums k = l mod VL/32), reduced with
+// FADDV at the end. A single leftover row runs the same code with R = 1, the
+// same float operations per output. m_step 4, n_step 4.
+#if !defined(__ARM_FEATURE_SVE)
+#error "kernels/arm/sve must be compiled with -march=armv8.2-a+sve"
+#endif
+
+#include <arm_sve.h>
+
+#include <cstring>
+
+#include "kernels/arm/sve/groups.h"
+#include "kernels/arm/sve/kernel_defs.h"
+
+namespace kernels::sve {
+namespace {
+
+constexpr size_t kMr = 4;
+constexpr size_t kNr = 4;
+
+size_t rhs_packed_size(size_t n, size_t k) { return n * k * 2; }
+size_t rhs_packed_offset(size_t n_idx, size_t k) { return n_idx * k * 2; }
+size_t lhs_packed_size(size_t m, size_t k) { return m * k * sizeof(float); }
+size_t lhs_packed_offset(size_t m_idx, size_t k) { return m_idx * k * sizeof(float); }
+
+void pack_lhs(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed) {
+  auto* out = static_cast<float*>(lhs_packed);
+  for (size_t i = 0; i < m; ++i) std::memcpy(out + i * k, lhs + i * lhs_stride, k * sizeof(float));
+}
+
+inline svfloat32_t load_f16(svbool_t pg, const uint16_t* p) {
+  return svcvt_f32_f16_x(pg, svreinterpret_f16_u32(svld1uh_u32(pg, p)));
+}
+
+// R activation rows (x, stride k) x 4 weight rows (w0..w3; missing ones repeat
+// a valid row and are not stored).
+template <int R>
+void tile(size_t k, const float* x, const uint16_t* w0, const uint16_t* w1, const uint16_t* w2, const uint16_t* w3,
+          float* y, size_t ldy, size_t cols) {
+  const svfloat32_t zero = svdup_f32(0);
+#define DECL(i) [[maybe_unused]] svfloat32_t a##i##0 = zero, a##i##1 = zero, a##i##2 = zero, a##i##3 = zero;
+  DECL(0)
+  DECL(1)
+  DECL(2) DECL(3)
+#undef DECL
+      for (size_t k0 = 0; k0 < k; k0 += svcntw()) {
+    const svbool_t pg = svwhilelt_b32(static_cast<uint64_t>(k0), static_cast<uint64_t>(k));
+    const svfloat32_t v0 = load_f16(pg, w0 + k0), v1 = load_f16(pg, w1 + k0);
+    const svfloat32_t v2 = load_f16(pg, w2 + k0), v3 = load_f16(pg, w3 + k0);
+#define ROW(i)                                              \
+  {                                                         \
+    const svfloat32_t xi = svld1_f32(pg, x + k * (i) + k0); \
+    a##i##0 = svmla_f32_m(pg, a##i##0, xi, v0);             \
+    a##i##1 = svmla_f32_m(pg, a##i##1, xi, v1);             \
+    a##i##2 = svmla_f32_m(pg, a##i##2, xi, v2);             \
+    a##i##3 = svmla_f32_m(pg, a##i##3, xi, v3);             \
+  }
+    SVE_ROWS(R, ROW)
+#undef ROW
+  }
+  const svbool_t all = svptrue_b32();
+#define ROW_STORE(i)                                \
+  {                                                 \
+    float* yi = y + ldy * (i);                      \
+    yi[0] = svaddv_f32(all, a##i##0);               \
+    if (cols > 1) yi[1] = svaddv_f32(all, a##i##1); \
+    if (cols > 2) yi[2] = svaddv_f32(all, a##i##2); \
+    if (cols > 3) yi[3] = svaddv_f32(all, a##i##3); \
+  }
+  SVE_ROWS(R, ROW_STORE)
+#undef ROW_STORE
+}
+
+void run(size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_packed, float* dst, size_t dst_stride) {
+  const auto* lhs = static_cast<const float*>(lhs_packed);
+  const auto* rhs = static_cast<const uint16_t*>(rhs_packed);
+  for (size_t n0 = 0; n0 < n; n0 += kNr) {
+    const size_t cols = n - n0 < kNr ? n - n0 : kNr;
+    const uint16_t* w = rhs + n0 * k;
+    const uint16_t* w1 = cols > 1 ? w + k : w;
+    const uint16_t* w2 = cols > 2 ? w + 2 * k : w;
+    const uint16_t* w3 = cols > 3 ? w + 3 * k : w;
+    size_t m0 = 0;
+    for (; m0 + kMr <= m; m0 += kMr)
+      tile<4>(k, lhs + m0 * k, w, w1, w2, w3, dst + m0 * dst_stride + n0, dst_stride, cols);
+    for (; m0 < m; ++m0) tile<1>(k, lhs + m0 * k, w, w1, w2, w3, dst + m0 * dst_stride + n0, dst_stride, cols);
+  }
+}
+
+}  // namespace
+
+const MatmulKernel kMatmulF16{
+    .name = "matmul_f32_f32_f16_4x4_sve",
+    .tier = Tier::sve,
+    .arch = Arch::aarch64,
+    .required_features = kRequiredFeatures,
+    .rhs_type = gguf::GgmlType::F16,
+    .lhs_type = gguf::GgmlType::F32,
+    .m_step = kMr,
+    .n_step = kNr,
+    .rhs_packed_size = rhs_packed_size,
+    .rhs_packed_offset = rhs_packed_offset,
+    .pack_rhs = nullptr,
+    .lhs_packed_size = lhs_packed_size,
+    .lhs_packed_offset = lhs_packed_offset,
+    .pack_lhs = pack_lhs,
+    .run = run,
+};
+
+}  // namespace kernels::sve

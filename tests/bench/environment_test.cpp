@@ -1,0 +1,172 @@
+// The environment block from captured trees (tests/fixtures/bench): the device
+// name from build.prop, the device tree or DMI; clusters with governors;
+// clocks, thermal zones, power and memory; and "unknown" where nothing is
+// readable (tests/fixtures/topology/container).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "engine/threads/topology.h"
+#include "tests/bench/example_report.h"
+#include "tools/bench/environment.h"
+#include "tools/bench/report.h"
+
+namespace {
+
+using namespace bench;
+using bench_test::bench_fixture;
+using bench_test::topology_fixture;
+
+struct Collected {
+  DeviceInfo device;
+  Snapshot snapshot;
+  kernels::CpuFeatures cpu;
+};
+
+Collected collect(const std::string& root) {
+  const FsRoot fs(root);
+  const engine::CpuTopology topology = engine::CpuTopology::detect(root);
+  Collected c;
+  c.cpu = features_from_cpuinfo(fs.read("/proc/cpuinfo").value_or(""));
+  c.device = collect_device(fs, topology, c.cpu);
+  c.snapshot = take_snapshot(fs, topology);
+  return c;
+}
+
+const ThermalZone* zone(const Snapshot& s, const std::string& type) {
+  for (const ThermalZone& z : s.thermal) {
+    if (z.type == type) return &z;
+  }
+  return nullptr;
+}
+
+TEST(Environment, AndroidPhoneFromBuildProp) {
+  const Collected c = collect(bench_fixture("pixel-8-pro"));
+  EXPECT_EQ(c.device.model, "Pixel 8 Pro");
+  EXPECT_EQ(c.device.model_source, "build.prop");
+  EXPECT_EQ(c.device.manufacturer, "Google");
+  EXPECT_EQ(c.device.soc, "Tensor G3");
+  EXPECT_EQ(c.device.kernel, "5.15.110-android14-11-gcc48824eebe8");
+  EXPECT_EQ(c.device.arch, "aarch64");
+  EXPECT_TRUE(c.cpu.has(kernels::Feature::i8mm));
+  EXPECT_TRUE(c.cpu.has(kernels::Feature::dotprod));
+  EXPECT_TRUE(c.cpu.has(kernels::Feature::sve2));
+  ASSERT_EQ(c.device.clusters.size(), 3u);
+  EXPECT_EQ(c.device.clusters[0].rank, "prime");
+  EXPECT_EQ(c.device.clusters[0].core_name, "Cortex-X3");
+  EXPECT_EQ(c.device.clusters[0].cpus, std::vector<int>{8});
+  EXPECT_EQ(c.device.clusters[2].rank, "little");
+  EXPECT_EQ(c.device.clusters[2].cpus, (std::vector<int>{0, 1, 2, 3}));
+  for (const ClusterInfo& cl : c.device.clusters) {
+    EXPECT_EQ(cl.governor, "schedutil");
+    EXPECT_EQ(cl.driver, "cpufreq-dt");
+  }
+  EXPECT_EQ(c.device.llc_bytes, 8u << 20);
+  EXPECT_EQ(c.device.mem_total_bytes, 11718464ull * 1024);
+
+  ASSERT_EQ(c.snapshot.cores.size(), 9u);
+  EXPECT_EQ(c.snapshot.cores[8].cpu, 8);
+  EXPECT_EQ(c.snapshot.cores[8].cur_khz, 2802000u);
+  EXPECT_EQ(c.snapshot.cores[8].policy_max_khz, 2914000u);
+  EXPECT_EQ(c.snapshot.cores[8].hw_max_khz, 2914000u);
+  ASSERT_EQ(c.snapshot.thermal.size(), 5u);
+  ASSERT_NE(zone(c.snapshot, "BIG"), nullptr);
+  EXPECT_DOUBLE_EQ(zone(c.snapshot, "BIG")->celsius, 41.2);
+  EXPECT_DOUBLE_EQ(max_temp(c.snapshot), 41.2);
+  EXPECT_EQ(c.snapshot.power.battery_status, "Discharging");
+  EXPECT_DOUBLE_EQ(c.snapshot.power.battery_percent, 78);
+  EXPECT_EQ(c.snapshot.power.charger, "offline");
+  EXPECT_EQ(c.snapshot.power.power_save, "off");
+  EXPECT_EQ(c.snapshot.mem_available_bytes, 5234112ull * 1024);
+}
+
+TEST(Environment, HotThrottledPhone) {
+  const Collected c = collect(bench_fixture("galaxy-s24-hot"));
+  EXPECT_EQ(c.device.model, "SM-S921B");
+  EXPECT_EQ(c.device.manufacturer, "samsung");
+  EXPECT_EQ(c.device.soc, "SM8650");
+  ASSERT_EQ(c.device.clusters.size(), 3u);
+  EXPECT_EQ(c.device.clusters[0].governor, "walt");
+  // The prime core: capped at 1555 of 3302 MHz.
+  const CoreFreq& prime = c.snapshot.cores[7];
+  EXPECT_EQ(prime.policy_max_khz, 1555200u);
+  EXPECT_EQ(prime.hw_max_khz, 3302400u);
+  EXPECT_NEAR(mean_policy_max_mhz(c.snapshot, {7}), 1555.2, 1e-9);
+  EXPECT_DOUBLE_EQ(max_temp(c.snapshot), 86.4);
+  EXPECT_EQ(c.snapshot.power.power_save, "on");
+  EXPECT_EQ(c.snapshot.power.charger, "online");
+  EXPECT_EQ(c.snapshot.power.battery_status, "Charging");
+}
+
+TEST(Environment, PowersaveGovernorAndLowBattery) {
+  const Collected c = collect(bench_fixture("dimensity-800-powersave"));
+  EXPECT_EQ(c.device.model, "M2004J7AC");
+  for (const ClusterInfo& cl : c.device.clusters) {
+    EXPECT_EQ(cl.governor, "powersave");
+    EXPECT_TRUE(is_slow_governor(cl.governor, cl.driver));
+  }
+  EXPECT_DOUBLE_EQ(c.snapshot.power.battery_percent, 12);
+  EXPECT_EQ(c.device.llc_bytes, 0u);  // no cache directory in this tree
+  EXPECT_FALSE(c.cpu.has(kernels::Feature::i8mm));
+  EXPECT_TRUE(c.cpu.has(kernels::Feature::dotprod));
+}
+
+TEST(Environment, BoardFromDeviceTree) {
+  const Collected c = collect(bench_fixture("raspberry-pi-5"));
+  EXPECT_EQ(c.device.model, "Raspberry Pi 5 Model B Rev 1.0");  // the trailing NUL is dropped
+  EXPECT_EQ(c.device.model_source, "device-tree");
+  EXPECT_EQ(c.device.clusters.at(0).governor, "ondemand");
+  ASSERT_EQ(c.snapshot.thermal.size(), 1u);
+  EXPECT_EQ(c.snapshot.thermal[0].zone, "thermal_zone0");
+  EXPECT_DOUBLE_EQ(c.snapshot.thermal[0].celsius, 52.35);
+  EXPECT_EQ(c.snapshot.power.battery_status, "unknown");
+  EXPECT_EQ(c.snapshot.power.charger, "unknown");
+}
+
+TEST(Environment, ServerFromDmiWithHardwareManagedPowersave) {
+  const Collected c = collect(bench_fixture("x86-server-dmi"));
+  EXPECT_EQ(c.device.model, "Supermicro AS -1014S-WTRT");
+  EXPECT_EQ(c.device.model_source, "dmi");
+  EXPECT_EQ(c.device.arch, "x86_64");
+  EXPECT_TRUE(c.cpu.has(kernels::Feature::avx2));
+  EXPECT_TRUE(c.cpu.has(kernels::Feature::fma));
+  EXPECT_FALSE(c.cpu.has(kernels::Feature::avx512f));
+  const ClusterInfo& cl = c.device.clusters.at(0);
+  EXPECT_EQ(cl.governor, "powersave");
+  EXPECT_EQ(cl.driver, "amd-pstate-epp");
+  EXPECT_FALSE(is_slow_governor(cl.governor, cl.driver));  // hardware-managed: not slow
+  EXPECT_EQ(c.snapshot.power.platform_profile, "performance");
+  EXPECT_EQ(c.device.llc_bytes, 128u << 20);
+}
+
+TEST(Environment, NothingReadableIsUnknown) {
+  const Collected c = collect(topology_fixture("container"));
+  EXPECT_EQ(c.device.model, "unknown");
+  EXPECT_EQ(c.device.model_source, "none");
+  EXPECT_EQ(c.device.soc, "unknown");
+  EXPECT_EQ(c.device.kernel, "unknown");
+  for (const ClusterInfo& cl : c.device.clusters) EXPECT_EQ(cl.governor, "unknown");
+  EXPECT_TRUE(c.snapshot.thermal.empty());
+  EXPECT_TRUE(std::isnan(max_temp(c.snapshot)));
+  EXPECT_EQ(c.snapshot.power.power_save, "unknown");
+  EXPECT_EQ(c.snapshot.power.battery_status, "unknown");
+  EXPECT_EQ(c.snapshot.mem_available_bytes, 0u);
+  EXPECT_TRUE(std::isnan(mean_cur_mhz(c.snapshot, {})));
+}
+
+TEST(Environment, ThreadsInfoWithoutAPool) {
+  const engine::CpuTopology topology = engine::CpuTopology::detect(bench_fixture("pixel-8-pro"));
+  const engine::ThreadPlan plan = engine::ThreadPlan::make(topology, {});
+  const ThreadsInfo t = threads_info(plan, nullptr);
+  EXPECT_EQ(t.n_threads, 5);
+  EXPECT_EQ(t.recommended, 5);
+  ASSERT_EQ(t.workers.size(), 5u);
+  EXPECT_EQ(t.workers[0].cpu_asked, 8);
+  EXPECT_EQ(worker_cpus(t), (std::vector<int>{8, 4, 5, 6, 7}));
+  const DeviceInfo d = collect(bench_fixture("pixel-8-pro")).device;
+  EXPECT_EQ(big_core_count(d), 5);
+  ASSERT_NE(cluster_of(d, 2), nullptr);
+  EXPECT_EQ(cluster_of(d, 2)->rank, "little");
+}
+
+}  // namespace

@@ -1,0 +1,168 @@
+// The i8mm tier's repacked weights, which the tier-vs-ref harness sees only
+// through run(): the layouts written at the top of kernels/arm/i8mm/matmul_*
+// are decoded here, independently of the kernels, and must give back the GGUF
+// blocks (scales, mins and codes) exactly; packing in slices of n_step rows,
+// as the contract allows, must write the same bytes as one call; and the
+// packed size must be the file's bytes, padded to whole tiles only.
+// pack_rhs is compiled with the tier's flags, so a CPU without i8mm SKIPS.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/ref/blocks.h"
+#include "kernels/registry.h"
+
+namespace {
+
+using gguf::GgmlType;
+using kernels::MatmulKernel;
+namespace ref = kernels::ref;
+
+const MatmulKernel* i8mm_kernel(GgmlType type) {
+  for (const MatmulKernel* k : kernels::matmul_table(type)) {
+    if (k->tier == kernels::Tier::i8mm) return k;
+  }
+  return nullptr;
+}
+
+size_t file_row_bytes(GgmlType t, size_t k) { return static_cast<size_t>(*gguf::row_bytes(t, k)); }
+
+// Random blocks: every byte random (codes, scales and fp16 bits alike).
+std::vector<uint8_t> random_rows(GgmlType type, size_t n, size_t k, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<uint8_t> w(n * file_row_bytes(type, k));
+  for (auto& b : w) b = static_cast<uint8_t>(rng());
+  return w;
+}
+
+std::vector<uint8_t> pack(const MatmulKernel& kern, size_t n, size_t k, const std::vector<uint8_t>& w) {
+  std::vector<uint8_t> out(kern.rhs_packed_size(n, k), 0xCD);
+  kern.pack_rhs(n, k, w.data(), out.data());
+  return out;
+}
+
+// The GGUF block (tile t, block b, row r of the tile) read back from a packed
+// tile of 4 rows, following each kernel file's layout comment.
+using Decoder = void (*)(const uint8_t* tile_block, size_t r, uint8_t* block);
+
+void decode_q4_0(const uint8_t* p, size_t r, uint8_t* out) {
+  ref::BlockQ4_0 b;
+  std::memcpy(&b.d, p + 2 * r, 2);
+  for (size_t g = 0; g < 2; ++g) {
+    for (size_t i = 0; i < 8; ++i) b.qs[8 * g + i] = p[8 + 32 * (r / 2) + 16 * g + 8 * (r % 2) + i] ^ 0x88;
+  }
+  std::memcpy(out, &b, sizeof b);
+}
+
+void decode_q8_0(const uint8_t* p, size_t r, uint8_t* out) {
+  ref::BlockQ8_0 b;
+  std::memcpy(&b.d, p + 2 * r, 2);
+  for (size_t c = 0; c < 4; ++c) std::memcpy(b.qs + 8 * c, p + 8 + 64 * (r / 2) + 16 * c + 8 * (r % 2), 8);
+  std::memcpy(out, &b, sizeof b);
+}
+
+void decode_q4_k(const uint8_t* p, size_t r, uint8_t* out) {
+  ref::BlockQ4_K b;
+  std::memcpy(&b.d, p + 2 * r, 2);
+  std::memcpy(&b.dmin, p + 8 + 2 * r, 2);
+  for (size_t i = 0; i < 3; ++i) std::memcpy(b.scales + 4 * i, p + 16 + 16 * i + 4 * r, 4);
+  for (size_t c = 0; c < 4; ++c) {
+    for (size_t g = 0; g < 4; ++g)
+      std::memcpy(b.qs + 32 * c + 8 * g, p + 64 + 128 * c + 64 * (r / 2) + 16 * g + 8 * (r % 2), 8);
+  }
+  std::memcpy(out, &b, sizeof b);
+}
+
+// Q6_K is re-encoded (4 codes per 3 bytes): rebuild ql/qh from the codes.
+void decode_q6_k(const uint8_t* p, size_t r, uint8_t* out) {
+  ref::BlockQ6_K b{};
+  std::memcpy(&b.d, p + 2 * r, 2);
+  for (size_t s = 0; s < 16; ++s) b.scales[s] = static_cast<int8_t>(p[8 + 4 * s + r]);
+  for (size_t c = 0; c < 2; ++c) {
+    for (size_t g = 0; g < 4; ++g) {
+      const uint8_t* o = p + 72 + 384 * c + 96 * g + 48 * (r / 2) + 8 * (r % 2);
+      for (size_t i = 0; i < 8; ++i) {
+        uint8_t q[4];
+        for (size_t e = 0; e < 3; ++e) q[e] = static_cast<uint8_t>((o[16 * e + i] >> 2) ^ 32);
+        q[3] = static_cast<uint8_t>((((o[i] & 3) << 4) | ((o[16 + i] & 3) << 2) | (o[32 + i] & 3)) ^ 32);
+        for (size_t e = 0; e < 4; ++e) {  // element 128c + 32e + 8g + i (blocks.h)
+          const size_t l = 8 * g + i;
+          uint8_t& ql = b.ql[64 * c + l + (e % 2) * 32];
+          ql = static_cast<uint8_t>(ql | (e < 2 ? (q[e] & 0xF) : (q[e] & 0xF) << 4));
+          b.qh[32 * c + l] = static_cast<uint8_t>(b.qh[32 * c + l] | ((q[e] >> 4) << (2 * e)));
+        }
+      }
+    }
+  }
+  std::memcpy(out, &b, sizeof b);
+}
+
+struct Case {
+  GgmlType type;
+  Decoder decode;
+};
+
+class I8mmLayout : public ::testing::TestWithParam<Case> {
+ protected:
+  void SetUp() override {
+    kern_ = i8mm_kernel(GetParam().type);
+    if (kern_ == nullptr) GTEST_SKIP() << "no i8mm kernel for " << gguf::type_name(GetParam().type) << " in this build";
+    if (!kernels::can_run(*kern_, kernels::host_cpu_features())) {
+      GTEST_SKIP() << kern_->name << " (and its pack_rhs) cannot run on this CPU ("
+                   << kernels::host_cpu_features().describe() << ")";
+    }
+  }
+  size_t block_size() const { return gguf::traits(GetParam().type).block_size; }
+  const MatmulKernel* kern_ = nullptr;
+};
+
+TEST_P(I8mmLayout, PackedTilesDecodeToTheGgufBlocks) {
+  const GgmlType type = GetParam().type;
+  const size_t n = 4 * 3 + 2, k = 3 * block_size(), nb = 3, bytes = gguf::traits(type).block_bytes;
+  const std::vector<uint8_t> w = random_rows(type, n, k, 1);
+  const std::vector<uint8_t> packed = pack(*kern_, n, k, w);
+  const size_t tile_block = packed.size() / ((n + 3) / 4) / nb;
+  std::vector<uint8_t> block(bytes);
+  for (size_t row = 0; row < n; ++row) {
+    for (size_t b = 0; b < nb; ++b) {
+      SCOPED_TRACE("row " + std::to_string(row) + " block " + std::to_string(b));
+      GetParam().decode(packed.data() + (row / 4 * nb + b) * tile_block, row % 4, block.data());
+      ASSERT_EQ(0, std::memcmp(block.data(), w.data() + row * file_row_bytes(type, k) + b * bytes, bytes));
+    }
+  }
+}
+
+TEST_P(I8mmLayout, PackingInSlicesWritesTheSameBytes) {
+  const GgmlType type = GetParam().type;
+  const size_t n = 5 * kern_->n_step + 3, k = 2 * block_size();
+  const std::vector<uint8_t> w = random_rows(type, n, k, 2);
+  const std::vector<uint8_t> whole = pack(*kern_, n, k, w);
+  std::vector<uint8_t> sliced(whole.size(), 0xCD);
+  for (size_t n0 = 0; n0 < n; n0 += kern_->n_step) {
+    const size_t rows = std::min(kern_->n_step, n - n0);
+    kern_->pack_rhs(rows, k, w.data() + n0 * file_row_bytes(type, k), sliced.data() + kern_->rhs_packed_offset(n0, k));
+  }
+  EXPECT_EQ(whole, sliced);
+}
+
+TEST_P(I8mmLayout, PackedSizeIsTheFileSizePaddedToWholeTiles) {
+  const GgmlType type = GetParam().type;
+  const size_t k = 4 * block_size();
+  for (size_t n : {size_t{1}, kern_->n_step, size_t{4096 + 1}}) {
+    const size_t tiles = (n + kern_->n_step - 1) / kern_->n_step;
+    EXPECT_EQ(kern_->rhs_packed_size(n, k), tiles * kern_->n_step * file_row_bytes(type, k)) << "n=" << n;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Types, I8mmLayout,
+                         ::testing::Values(Case{GgmlType::Q4_0, decode_q4_0}, Case{GgmlType::Q8_0, decode_q8_0},
+                                           Case{GgmlType::Q4_K, decode_q4_k}, Case{GgmlType::Q6_K, decode_q6_k}),
+                         [](const ::testing::TestParamInfo<Case>& p) {
+                           return std::string(gguf::type_name(p.param.type));
+                         });
+
+}  // namespace

@@ -1,0 +1,289 @@
+#include "tools/bench/doctor_checks.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include "engine/log.h"
+#include "gguf/ggml_types.h"
+#include "kernels/registry.h"
+#include "tools/bench/environment.h"
+#include "tools/bench/model_info.h"
+#include "tools/bench/report_markdown.h"
+#include "tools/bench/text_util.h"
+
+namespace bench {
+namespace {
+
+void add(std::vector<Check>& out, Level level, std::string topic, std::string message, std::string advice = "") {
+  out.push_back({level, std::move(topic), std::move(message), std::move(advice)});
+}
+
+bool tier_compiled(const std::string& tiers, kernels::Tier t) {
+  std::istringstream in(tiers);
+  std::string w;
+  while (in >> w) {
+    if (w == kernels::tier_name(t)) return true;
+  }
+  return false;
+}
+
+// The weight types of the common GGUF files: Q4_0, Q4_K_M (Q4_K + Q6_K),
+// Q5_K_M (Q5_K + Q6_K), Q8_0, F16.
+constexpr gguf::GgmlType kCommonTypes[] = {gguf::GgmlType::Q4_0, gguf::GgmlType::Q4_K, gguf::GgmlType::Q5_K,
+                                           gguf::GgmlType::Q6_K, gguf::GgmlType::Q8_0, gguf::GgmlType::F16};
+
+void kernel_checks(const DoctorInput& in, std::vector<Check>& out) {
+  const kernels::Tier expected = kernels::expected_tier(in.cpu);
+  add(out, Level::ok, "cpu", in.cpu.describe() + "; best kernel tier for it: " + std::string(kernels::tier_name(expected)) +
+                                 "; compiled tiers: " + in.build.compiled_tiers);
+  if (!tier_compiled(in.build.compiled_tiers, expected)) {
+    add(out, Level::warn, "build",
+        "this binary has no " + std::string(kernels::tier_name(expected)) + " kernels, which this CPU can run",
+        "use a build with every tier of this architecture (the default of the aarch64 toolchain file; "
+        "x86 needs Highway, ENGINE_USE_HWY=ON)");
+  }
+  if (in.cap) {
+    add(out, Level::warn, "ENGINE_MAX_TIER",
+        "set to " + std::string(kernels::tier_name(*in.cap)) + ": better kernels are refused on purpose",
+        "unset ENGINE_MAX_TIER unless you are debugging a kernel tier");
+  }
+  std::vector<KernelChoice> choices;
+  if (in.model != nullptr) {
+    choices = in.model->kernels;
+  } else {
+    for (gguf::GgmlType t : kCommonTypes) choices.push_back(kernel_choice(kernels::select_matmul(t, in.cpu, in.cap)));
+  }
+  for (const KernelChoice& k : choices) {
+    const std::string topic = "kernel " + k.weight_type;
+    if (k.kernel == "none") {
+      add(out, in.model ? Level::warn : Level::info, topic, "this build cannot compute " + k.weight_type,
+          "use a file with another weight type");
+    } else if (k.fallback) {
+      const std::string why = k.rejected.empty() ? "" : " (rejected: " + join(k.rejected, ", ") + ")";
+      add(out, in.model ? Level::warn : Level::info, topic,
+          k.kernel + " [" + k.tier + "], a fallback below the " + k.expected_tier + " tier this CPU supports" + why,
+          in.model ? "this model's " + k.weight_type + " weights run on slow code: use a build with the " +
+                         k.expected_tier + " kernels, or a file quantized to a type that has them (see the OK lines)"
+                   : k.weight_type + " files would run on slow code here; prefer a type with an OK line");
+    } else {
+      add(out, Level::ok, topic, k.kernel + " [" + k.tier + "]");
+    }
+  }
+}
+
+std::vector<int> plan_cpus(const engine::ThreadPlan& plan) {
+  std::vector<int> cpus;
+  for (int c : plan.cpus) {
+    if (c >= 0) cpus.push_back(c);
+  }
+  return cpus;
+}
+
+void topology_checks(const DoctorInput& in, const DeviceInfo& device, const engine::ThreadPlan& plan,
+                     std::vector<Check>& out) {
+  add(out, device.model_source == "none" ? Level::info : Level::ok, "device", device_name(device) + ", SoC " + device.soc + ", " + device.arch + ", OS kernel " + device.kernel);
+  for (const ClusterInfo& c : device.clusters) {
+    add(out, Level::ok, "cores", c.rank + ": cpu " + cpu_list_text(c.cpus) + " " + c.core_name + " (" + c.core_class +
+                                     "), max " + fmt_mhz(c.max_freq_khz));
+  }
+  if (device.topology_ranked_by == "nothing" && device.clusters.size() <= 1 && in.topology->cores.size() > 1) {
+    add(out, Level::info, "cores", "nothing tells the cores apart here (no cpu_capacity, no cpufreq, no known core type)",
+        "on a phone, pass --cpus with the fast cores if the recommendation below looks wrong");
+  }
+  for (const std::string& note : device.topology_notes) add(out, Level::info, "topology", note);
+  const std::vector<int> cpus = plan_cpus(plan);
+  std::string cpu_text;
+  for (int c : plan.cpus) cpu_text.append(cpu_text.empty() ? "" : ",").append(std::to_string(c));
+  add(out, Level::ok, "threads",
+      "recommended: " + std::to_string(plan.recommended_threads) + " threads; this setting: " + plan.describe(),
+      "");
+  if (!cpus.empty()) out.back().message += " (bench -t " + std::to_string(plan.size()) + " --cpus " + cpu_text + ")";
+  for (const std::string& w : plan.warnings) {
+    add(out, Level::warn, "threads", w, "use the recommended setting above (-t 0 --cpus default)");
+  }
+}
+
+void clock_checks(const DeviceInfo& device, const Snapshot& snap, const engine::ThreadPlan& plan,
+                  std::vector<Check>& out) {
+  std::vector<int> used = plan_cpus(plan);
+  const bool pinned = !used.empty();
+  for (const ClusterInfo& c : device.clusters) {
+    const bool in_use = !pinned || std::any_of(c.cpus.begin(), c.cpus.end(), [&](int cpu) {
+      return std::find(used.begin(), used.end(), cpu) != used.end();
+    });
+    const std::string where = c.rank + " cpu " + cpu_list_text(c.cpus);
+    if (c.governor == "unknown") {
+      add(out, Level::info, "governor", where + ": not readable (no cpufreq here: a VM, a container, or a locked-down phone)");
+    } else if (is_slow_governor(c.governor, c.driver) && !in_use) {
+      add(out, Level::info, "governor", where + ": '" + c.governor + "' (these cores are not used by the thread plan)");
+    } else if (is_slow_governor(c.governor, c.driver)) {
+      const std::string policy = "/sys/devices/system/cpu/cpu" + std::to_string(c.cpus.front()) + "/cpufreq/scaling_governor";
+      add(out, Level::warn, "governor", where + ": '" + c.governor + "' keeps these cores at low clocks",
+          "turn off battery saver / power-save mode; with root: echo schedutil > " + policy);
+    } else {
+      add(out, Level::ok, "governor", where + ": " + c.governor + (c.driver != "unknown" ? " (" + c.driver + ")" : ""));
+    }
+    uint64_t cap = 0, hw = 0, cur = 0;
+    for (const CoreFreq& f : snap.cores) {
+      if (std::find(c.cpus.begin(), c.cpus.end(), f.cpu) == c.cpus.end()) continue;
+      cap = std::max(cap, f.policy_max_khz);
+      hw = std::max(hw, f.hw_max_khz);
+      cur = std::max(cur, f.cur_khz);
+    }
+    if (cap > 0 && hw > 0 && static_cast<double>(cap) < kCapFraction * static_cast<double>(hw) && in_use) {
+      add(out, Level::warn, "clock cap",
+          where + ": capped at " + fmt_mhz(cap) + " of " + fmt_mhz(hw) + " (thermal limit or power-save)",
+          "let the device cool down, unplug it from a hot charger, turn off battery saver; then run doctor again");
+    } else if (cap > 0 && hw > 0) {
+      add(out, Level::ok, "clocks", where + ": now " + fmt_mhz(cur) + ", cap " + fmt_mhz(cap) + " of " + fmt_mhz(hw));
+    }
+  }
+}
+
+void heat_power_checks(const Snapshot& snap, std::vector<Check>& out) {
+  const ThermalZone* hottest = nullptr;
+  int readable = 0;
+  for (const ThermalZone& z : snap.thermal) {
+    if (!known(z.celsius)) continue;
+    ++readable;
+    if (hottest == nullptr || z.celsius > hottest->celsius) hottest = &z;
+  }
+  if (hottest == nullptr) {
+    add(out, Level::info, "temperature", "no thermal zone readable here");
+  } else if (hottest->celsius >= kHotCelsius) {
+    add(out, Level::warn, "temperature",
+        "hottest of " + std::to_string(readable) + " zones: " + hottest->type + " at " + fmt_celsius(hottest->celsius),
+        "the device is hot and will throttle: let it cool (off the charger, out of the sun) before measuring");
+  } else {
+    add(out, Level::ok, "temperature",
+        "hottest of " + std::to_string(readable) + " zones: " + hottest->type + " at " + fmt_celsius(hottest->celsius));
+  }
+  const PowerState& p = snap.power;
+  if (p.power_save == "on") {
+    add(out, Level::warn, "power", "battery saver is on: Android lowers the clocks and may park the big cores",
+        "turn battery saver off (Settings > Battery)");
+  } else if (p.platform_profile == "low-power" || p.platform_profile == "quiet") {
+    add(out, Level::warn, "power", "platform profile '" + p.platform_profile + "' limits the CPU's power",
+        "switch the power profile to balanced or performance");
+  } else if (p.battery_status == "Discharging" && known(p.battery_percent) && p.battery_percent < kLowBatteryPercent) {
+    add(out, Level::warn, "power", "battery at " + fmt_double(p.battery_percent, 0) + "% and discharging: phones cap clocks",
+        "charge the phone above 20% before measuring");
+  } else if (p.power_save == "unknown" && p.battery_status == "unknown" && p.platform_profile == "unknown") {
+    add(out, Level::info, "power", "battery and power-save state not readable here");
+  } else {
+    add(out, Level::ok, "power", power_line(p));
+  }
+}
+
+void load_check(const Snapshot& snap, size_t n_cpus, std::vector<Check>& out) {
+  if (!known(snap.load_avg_1m)) return;
+  const std::string text = "load average " + fmt_double(snap.load_avg_1m) + " over " + std::to_string(n_cpus) + " CPUs";
+  if (snap.load_avg_1m > static_cast<double>(n_cpus)) {
+    // INFO, not WARN: Android counts blocked kernel threads, so its load runs high at rest.
+    add(out, Level::info, "load", text + ": other processes are busy, measurements will be noisy",
+        "close other apps and builds before measuring; bench reports the CPU share it got");
+  } else {
+    add(out, Level::ok, "load", text);
+  }
+}
+
+void memory_checks(const DoctorInput& in, const DeviceInfo& device, const Snapshot& snap, std::vector<Check>& out) {
+  const uint64_t avail = snap.mem_available_bytes;
+  if (avail == 0) {
+    add(out, Level::info, "memory", "MemAvailable not readable");
+  } else if (in.model != nullptr && in.model->file_bytes > 0 &&
+             // the model's own resident pages were available before it was loaded
+             static_cast<double>(in.model->file_bytes) >
+                 0.9 * static_cast<double>(avail + in.model->rss_after_load_bytes)) {
+    add(out, Level::warn, "memory",
+        "the model (" + fmt_bytes(in.model->file_bytes) + ") does not fit in MemAvailable (" + fmt_bytes(avail) + ")",
+        "weights would be re-read from flash every token: close apps or use a smaller quantization");
+  } else {
+    add(out, Level::ok, "memory", "MemAvailable " + fmt_bytes(avail) + " of " + fmt_bytes(device.mem_total_bytes));
+  }
+  if (in.model != nullptr) {
+    const ModelInfo& m = *in.model;
+    if (m.rss_after_load_bytes > 0 && m.file_bytes > 0) {
+      const double ratio = static_cast<double>(m.rss_after_load_bytes) / static_cast<double>(m.file_bytes);
+      if (ratio > kRssLimit) {
+        add(out, Level::warn, "model memory",
+            "resident " + fmt_bytes(m.rss_after_load_bytes) + " after load for a " + fmt_bytes(m.file_bytes) + " file (" +
+                fmt_double(ratio) + "x): weights expanded or copied",
+            "check the kernel lines above for fallbacks; report it with `bench -o json` attached");
+      } else {
+        add(out, Level::ok, "model memory",
+            "resident " + fmt_bytes(m.rss_after_load_bytes) + " after load for a " + fmt_bytes(m.file_bytes) + " file (" +
+                fmt_double(ratio) + "x)");
+      }
+    }
+  }
+}
+
+}  // namespace
+
+const char* level_name(Level l) {
+  switch (l) {
+    case Level::ok: return "OK";
+    case Level::info: return "INFO";
+    case Level::warn: return "WARN";
+  }
+  return "?";
+}
+
+std::vector<Check> doctor_checks(const DoctorInput& in) {
+  std::vector<Check> out;
+  // A captured tree describes another device: its own cpuinfo names its arch
+  // and features; the kernel lines stay about this binary on this CPU.
+  kernels::CpuFeatures device_cpu = in.cpu;
+  if (!in.fs->is_live()) {
+    const kernels::CpuFeatures captured = features_from_cpuinfo(in.fs->read("/proc/cpuinfo").value_or(""));
+    if (captured.arch != kernels::Arch::unknown) device_cpu = captured;
+  }
+  const DeviceInfo device = collect_device(*in.fs, *in.topology, device_cpu);
+  const Snapshot snap = take_snapshot(*in.fs, *in.topology);
+  if (in.build.build_type == "unoptimized") {
+    add(out, Level::warn, "build", "this engine was compiled without optimization",
+        "rebuild with -DCMAKE_BUILD_TYPE=Release");
+  } else {
+    add(out, Level::ok, "build", "engine " + in.build.version + ", " + in.build.compiler + ", " + in.build.build_type);
+  }
+  kernel_checks(in, out);
+  const engine::LogLevel saved = engine::log_level();
+  engine::set_log_level(engine::LogLevel::off);  // the plan's warnings become WARN lines below
+  engine::ThreadPlan plan;
+  try {
+    plan = engine::ThreadPlan::make(*in.topology, in.threads);
+  } catch (...) {
+    engine::set_log_level(saved);
+    throw;
+  }
+  engine::set_log_level(saved);
+  topology_checks(in, device, plan, out);
+  clock_checks(device, snap, plan, out);
+  heat_power_checks(snap, out);
+  load_check(snap, in.topology->cores.size(), out);
+  memory_checks(in, device, snap, out);
+  return out;
+}
+
+int warning_count(const std::vector<Check>& checks) {
+  return static_cast<int>(std::count_if(checks.begin(), checks.end(), [](const Check& c) { return c.level == Level::warn; }));
+}
+
+std::string format_checks(const std::vector<Check>& checks) {
+  std::string s;
+  for (const Check& c : checks) {
+    char head[16];
+    std::snprintf(head, sizeof head, "%-5s ", level_name(c.level));
+    s += head + c.topic + ": " + c.message + "\n";
+    if (!c.advice.empty() && c.level != Level::ok) s += "      -> " + c.advice + "\n";
+  }
+  const int warnings = warning_count(checks);
+  s += warnings == 0 ? "doctor: no problems found that would make inference slow\n"
+                     : "doctor: " + std::to_string(warnings) + " warning" + (warnings == 1 ? "" : "s") +
+                           ": inference would be slow here until fixed (see the WARN lines)\n";
+  return s;
+}
+
+}  // namespace bench

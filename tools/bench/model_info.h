@@ -1,0 +1,26 @@
+// What a report says about a model file and the kernels chosen for it.
+#pragma once
+
+#include <string>
+
+#include "engine/model.h"
+#include "kernels/registry.h"
+#include "tools/bench/report.h"
+
+namespace bench {
+
+KernelChoice kernel_choice(const kernels::MatmulSelection& s);
+
+// Everything but the digest, the load time and the memory figures.
+ModelInfo describe_model(const engine::Model& model, const std::string& path);
+
+// The int8 (quantized activations) or float path of the kernel that streams
+// the most weight bytes: the one prefill time is spent in.
+struct DominantKernel {
+  std::string tier = "ref";
+  bool int8 = false;
+  std::string weight_type;
+};
+DominantKernel dominant_kernel(const engine::Model& model);
+
+}  // namespace bench

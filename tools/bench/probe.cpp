@@ -1,0 +1,135 @@
+#include "tools/bench/probe.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <new>
+#include <vector>
+
+#include "kernels/cpu_features.h"
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+namespace bench {
+
+uint64_t probe_buffer_bytes(uint64_t llc_bytes, uint64_t mem_available_bytes, uint64_t requested) {
+  constexpr uint64_t kMiB = 1ull << 20;
+  if (requested > 0) return std::max<uint64_t>(requested, kMiB) / kMiB * kMiB;
+  uint64_t bytes = std::max<uint64_t>(4 * llc_bytes, 128 * kMiB);
+  bytes = std::min<uint64_t>(bytes, 1024 * kMiB);
+  if (mem_available_bytes > 0) bytes = std::min<uint64_t>(bytes, std::max<uint64_t>(mem_available_bytes / 4, 16 * kMiB));
+  return bytes / kMiB * kMiB;
+}
+
+uint64_t sum_words(const uint64_t* p, size_t n) {
+  uint64_t a[8] = {};
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (int k = 0; k < 8; ++k) a[k] += p[i + k];
+  }
+  for (; i < n; ++i) a[0] += p[i];
+  return a[0] + a[1] + a[2] + a[3] + a[4] + a[5] + a[6] + a[7];
+}
+
+#if defined(__x86_64__)
+namespace {
+
+__attribute__((target("avx512f"))) uint64_t sum_words_avx512(const uint64_t* p, size_t n) {
+  __m512i a = _mm512_setzero_si512(), b = a, c = a, d = a;  // four 64-byte loads in flight per step
+  size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    a = _mm512_add_epi64(a, _mm512_loadu_si512(p + i));
+    b = _mm512_add_epi64(b, _mm512_loadu_si512(p + i + 8));
+    c = _mm512_add_epi64(c, _mm512_loadu_si512(p + i + 16));
+    d = _mm512_add_epi64(d, _mm512_loadu_si512(p + i + 24));
+  }
+  // Stored and added by hand: GCC 12's _mm512_reduce_add_epi64 trips -Wuninitialized.
+  alignas(64) uint64_t lanes[8];
+  _mm512_store_si512(lanes, _mm512_add_epi64(_mm512_add_epi64(a, b), _mm512_add_epi64(c, d)));
+  return sum_words(lanes, 8) + sum_words(p + i, n - i);
+}
+
+__attribute__((target("avx2"))) uint64_t sum_words_avx2(const uint64_t* p, size_t n) {
+  __m256i a = _mm256_setzero_si256(), b = a, c = a, d = a;
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    a = _mm256_add_epi64(a, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i)));
+    b = _mm256_add_epi64(b, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i + 4)));
+    c = _mm256_add_epi64(c, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i + 8)));
+    d = _mm256_add_epi64(d, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i + 12)));
+  }
+  alignas(32) uint64_t lanes[4];
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), _mm256_add_epi64(_mm256_add_epi64(a, b), _mm256_add_epi64(c, d)));
+  return lanes[0] + lanes[1] + lanes[2] + lanes[3] + sum_words(p + i, n - i);
+}
+
+}  // namespace
+#endif
+
+SumWords widest_sum_words(const char** name) {
+  const char* chosen = "baseline";
+  SumWords fn = sum_words;
+#if defined(__x86_64__)
+  const kernels::CpuFeatures& cpu = kernels::host_cpu_features();
+  if (cpu.has(kernels::Feature::avx512f)) {
+    chosen = "avx512";
+    fn = sum_words_avx512;
+  } else if (cpu.has(kernels::Feature::avx2)) {
+    chosen = "avx2";
+    fn = sum_words_avx2;
+  }
+#endif
+  if (name != nullptr) *name = chosen;
+  return fn;
+}
+
+ProbeResult probe_read_bandwidth(engine::ThreadPool& pool, uint64_t bytes, int passes) {
+  constexpr size_t kChunk = 1 << 20;  // bytes per task: long streams, enough tasks to balance
+  const size_t n_words = bytes / sizeof(uint64_t);
+  const size_t chunk_words = kChunk / sizeof(uint64_t);
+  const size_t n_tasks = (n_words + chunk_words - 1) / chunk_words;
+  struct FreeAligned {
+    void operator()(uint64_t* p) const { ::operator delete[](p, std::align_val_t{64}); }
+  };
+  std::unique_ptr<uint64_t, FreeAligned> buffer(
+      static_cast<uint64_t*>(::operator new[](n_words * sizeof(uint64_t), std::align_val_t{64})));
+  uint64_t* data = buffer.get();
+
+  // Each worker writes (first-touches) chunks with distinct values: no shared
+  // zero page, no page merging.
+  pool.run(n_tasks, [&](size_t task, size_t) {
+    const size_t begin = task * chunk_words, end = std::min(n_words, begin + chunk_words);
+    for (size_t i = begin; i < end; ++i) data[i] = i * 0x9E3779B97F4A7C15ull;
+  });
+
+  struct alignas(128) Sink {
+    uint64_t value = 0;
+  };
+  std::vector<Sink> sinks(pool.size());
+  const char* loads = nullptr;
+  const SumWords sum = widest_sum_words(&loads);
+  std::vector<double> gb_per_s;
+  for (int pass = -1; pass < passes; ++pass) {
+    const auto t0 = std::chrono::steady_clock::now();
+    pool.run(n_tasks, [&](size_t task, size_t thread) {
+      const size_t begin = task * chunk_words, end = std::min(n_words, begin + chunk_words);
+      sinks[thread].value += sum(data + begin, end - begin);
+    });
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (pass >= 0 && s > 0) gb_per_s.push_back(static_cast<double>(n_words * sizeof(uint64_t)) / s / 1e9);
+  }
+  // Keeps the sums alive so the reads cannot be optimized away.
+  static std::atomic<uint64_t> keep{0};
+  for (const Sink& s : sinks) keep.fetch_xor(s.value, std::memory_order_relaxed);
+
+  ProbeResult r;
+  r.buffer_bytes = n_words * sizeof(uint64_t);
+  r.threads = static_cast<int>(pool.size());
+  r.loads = loads;
+  r.gb_per_s = Stats::of(std::move(gb_per_s));
+  return r;
+}
+
+}  // namespace bench

@@ -1,0 +1,235 @@
+#include "tools/bench/report_markdown.h"
+
+#include <algorithm>
+#include <sstream>
+
+#include "tools/bench/text_util.h"
+
+namespace bench {
+namespace {
+
+std::string stats_cell(const Stats& s, int decimals) {
+  if (s.empty()) return "-";
+  return fmt_double(s.mean, decimals) + " ± " + fmt_double(s.stddev, decimals);
+}
+
+std::string samples_cell(const Stats& s, int decimals) {
+  std::vector<std::string> parts;
+  for (double v : s.samples) parts.push_back(fmt_double(v, decimals));
+  return parts.empty() ? "-" : join(parts, " ");
+}
+
+std::string short_model(const std::string& path) {
+  const size_t slash = path.find_last_of('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+void results_table(std::ostringstream& o, const Report& r) {
+  o << "## Results\n\n"
+    << "Prefill, decode and time to first token are separate rows; " << r.settings.warmup
+    << " warm-up run(s) per test not counted; " << r.settings.repetitions
+    << " repetitions; random token ids (no tokenizer, no sampling in the timed part).\n\n"
+    << "| model | threads | test | kind | unit | mean ± sd | median | min | max | samples |\n"
+    << "|---|---:|---|---|---|---:|---:|---:|---:|---|\n";
+  for (const Run& run : r.runs) {
+    for (const TestResult& t : run.tests) {
+      const bool ms = t.kind == "ttft";
+      const Stats& s = ms ? t.ms : t.tokens_per_s;
+      const int dec = ms ? 1 : 2;
+      o << "| " << short_model(run.model.path) << " | " << run.threads.n_threads << " | " << t.name
+        << (t.n_depth ? " @d" + std::to_string(t.n_depth) : "") << " | " << t.kind << " | " << (ms ? "ms" : "t/s")
+        << " | " << stats_cell(s, dec) << " | " << fmt_double(s.median, dec) << " | " << fmt_double(s.min, dec) << " | "
+        << fmt_double(s.max, dec) << " | " << samples_cell(s, dec) << " |\n";
+    }
+  }
+  o << "\n";
+}
+
+void clocks_table(std::ostringstream& o, const Run& run) {
+  const std::vector<int> workers = worker_cpus(run.threads);
+  o << "| cpu | worker | cur before | cur after | cap before | cap after | hardware max |\n"
+    << "|---:|---|---:|---:|---:|---:|---:|\n";
+  for (size_t i = 0; i < run.before.cores.size(); ++i) {
+    const CoreFreq& b = run.before.cores[i];
+    const CoreFreq* a = i < run.after.cores.size() ? &run.after.cores[i] : nullptr;
+    const bool w = std::find(workers.begin(), workers.end(), b.cpu) != workers.end();
+    o << "| " << b.cpu << " | " << (w ? "yes" : "") << " | " << fmt_mhz(b.cur_khz) << " | "
+      << (a ? fmt_mhz(a->cur_khz) : "unknown") << " | " << fmt_mhz(b.policy_max_khz) << " | "
+      << (a ? fmt_mhz(a->policy_max_khz) : "unknown") << " | " << fmt_mhz(b.hw_max_khz) << " |\n";
+  }
+  o << "\n";
+}
+
+void thermal_table(std::ostringstream& o, const Run& run) {
+  if (run.before.thermal.empty() && run.after.thermal.empty()) {
+    o << "Thermal zones: none readable.\n\n";
+    return;
+  }
+  o << "| zone | type | before | after |\n|---|---|---:|---:|\n";
+  for (size_t i = 0; i < run.before.thermal.size(); ++i) {
+    const ThermalZone& b = run.before.thermal[i];
+    double after = kUnknown;
+    for (const ThermalZone& z : run.after.thermal) {
+      if (z.zone == b.zone) after = z.celsius;
+    }
+    o << "| " << b.zone << " | " << b.type << " | " << fmt_celsius(b.celsius) << " | " << fmt_celsius(after) << " |\n";
+  }
+  o << "\n";
+}
+
+void roofline_block(std::ostringstream& o, const Run& run) {
+  const Roofline& rl = run.roofline;
+  o << "Roofline:\n\n";
+  if (run.probe.buffer_bytes > 0) {
+    o << "- read bandwidth (probe): " << fmt_double(rl.probe_gb_s) << " GB/s median of " << run.probe.gb_per_s.n
+      << " passes (min " << fmt_double(run.probe.gb_per_s.min) << ", max " << fmt_double(run.probe.gb_per_s.max)
+      << "), " << fmt_bytes(run.probe.buffer_bytes) << " buffer (last-level cache " << fmt_bytes(run.probe.llc_bytes)
+      << "), " << run.probe.threads << " threads of the same pool, " << run.probe.loads << " loads\n";
+  } else {
+    o << "- read bandwidth (probe): not run\n";
+  }
+  if (known(rl.decode_tokens_per_s)) {
+    o << "- decode: " << fmt_double(rl.decode_tokens_per_s) << " t/s x " << fmt_bytes(rl.weight_bytes_per_token)
+      << " of weights per token = " << fmt_double(rl.decode_gb_s) << " GB/s = **" << fmt_percent(rl.decode_efficiency)
+      << " of the probe**";
+    if (rl.kv_bytes_per_token > 0) o << " (plus " << fmt_bytes(rl.kv_bytes_per_token) << " of KV cache per token)";
+    o << "\n";
+  }
+  if (known(rl.prefill_tokens_per_s)) {
+    o << "- prefill: " << fmt_double(rl.prefill_tokens_per_s) << " t/s x " << fmt_sig(rl.prefill_gop_per_token)
+      << " GOP per token = " << fmt_sig(rl.prefill_gop_s) << " GOP/s = **" << fmt_percent(rl.prefill_fraction)
+      << " of the peak estimate** (" << rl.peak_method << ")\n";
+  }
+  o << "\n";
+}
+
+void sustained_block(std::ostringstream& o, const Sustained& s) {
+  if (s.rounds == 0) return;
+  o << "Sustained decode (" << s.rounds << " rounds of " << s.n_gen << " tokens, " << fmt_double(s.interval_s, 1)
+    << " s apart): **" << s.verdict << "** — " << s.evidence << "\n\n"
+    << "| round | elapsed s | t/s | hottest zone | mean clock | clock cap |\n|---:|---:|---:|---:|---:|---:|\n";
+  for (const Round& r : s.per_round) {
+    o << "| " << r.index << " | " << fmt_double(r.elapsed_s, 1) << " | " << fmt_double(r.tokens_per_s) << " | "
+      << fmt_celsius(r.max_temp_c) << " | " << fmt_double(r.mean_freq_mhz, 0) << " | "
+      << fmt_double(r.mean_policy_max_mhz, 0) << " |\n";
+  }
+  o << "\n";
+}
+
+}  // namespace
+
+std::string clusters_line(const DeviceInfo& d) {
+  std::vector<std::string> parts;
+  for (const ClusterInfo& c : d.clusters) {
+    parts.push_back(c.rank + " cpu " + cpu_list_text(c.cpus) + " " + c.core_name + ", max " + fmt_mhz(c.max_freq_khz) +
+                    ", governor " + c.governor + (c.driver != "unknown" ? " (" + c.driver + ")" : ""));
+  }
+  return parts.empty() ? "unknown" : join(parts, "; ");
+}
+
+std::string kernels_line(const ModelInfo& m) {
+  std::vector<std::string> parts;
+  for (const KernelChoice& k : m.kernels) {
+    std::string s = k.weight_type + ": " + k.kernel + " (" + k.tier + ")";
+    if (k.fallback) s += " **FALLBACK** (expected " + k.expected_tier + ")";
+    if (!k.rejected.empty()) s += ", rejected: " + join(k.rejected, ", ");
+    parts.push_back(s);
+  }
+  return parts.empty() ? "unknown" : join(parts, "; ");
+}
+
+std::string tensor_types_line(const ModelInfo& m) {
+  std::vector<std::string> parts;
+  for (const TensorTypeBytes& t : m.tensor_types) {
+    parts.push_back(t.type + " x" + std::to_string(t.tensors) + " " + fmt_bytes(t.bytes));
+  }
+  return parts.empty() ? "unknown" : join(parts, ", ");
+}
+
+std::string workers_line(const ThreadsInfo& t) {
+  std::vector<std::string> parts;
+  for (const WorkerInfo& w : t.workers) {
+    std::string s = "t" + std::to_string(w.thread) + " ";
+    s += w.cpu_asked >= 0 ? "cpu " + std::to_string(w.cpu_asked) + " " + w.pin : w.pin;
+    if (w.pin == "failed") s += " (errno " + std::to_string(w.pin_error) + ")";
+    s += ", ran on cpu " + (w.last_cpu >= 0 ? std::to_string(w.last_cpu) : std::string("unknown"));
+    parts.push_back(s);
+  }
+  return parts.empty() ? "unknown" : join(parts, "; ");
+}
+
+std::string device_name(const DeviceInfo& d) {
+  if (d.model_source == "none") return "not identified (no getprop, build.prop, device tree or DMI)";
+  return d.model + " (from " + d.model_source + ")";
+}
+
+std::string power_line(const PowerState& p) {
+  std::string s = "battery " + p.battery_status;
+  if (known(p.battery_percent)) s += " " + fmt_double(p.battery_percent, 0) + "%";
+  s += ", charger " + p.charger + ", battery saver " + p.power_save;
+  if (p.platform_profile != "unknown") s += ", platform profile " + p.platform_profile;
+  return s;
+}
+
+std::string report_markdown(const Report& r) {
+  std::ostringstream o;
+  const DeviceInfo& d = r.device;
+  o << "# bench report: " << d.model << "\n\n## Environment\n\n| | |\n|---|---|\n"
+    << "| device | " << device_name(d) << ", manufacturer " << d.manufacturer << ", SoC " << d.soc << " |\n"
+    << "| OS kernel | " << d.kernel << " |\n"
+    << "| engine | " << r.build.version << ", " << r.build.compiler << ", " << r.build.build_type
+    << ", compiled tiers: " << r.build.compiled_tiers << " |\n"
+    << "| CPU features | " << d.cpu_features << " |\n"
+    << "| clusters | " << clusters_line(d) << " (ranked by " << d.topology_ranked_by << ") |\n";
+  if (!d.topology_notes.empty()) o << "| topology notes | " << join(d.topology_notes, "; ") << " |\n";
+  o << "| memory | MemTotal " << fmt_bytes(d.mem_total_bytes);
+  if (!r.runs.empty()) o << ", MemAvailable " << fmt_bytes(r.runs.front().before.mem_available_bytes) << " before the first run";
+  o << " |\n| last-level cache | " << fmt_bytes(d.llc_bytes) << " |\n";
+  if (!r.runs.empty()) o << "| power | " << power_line(r.runs.front().before.power) << " |\n";
+  o << "| command | `" << r.settings.command_line << "` |\n| created | " << r.created << " |\n\n";
+
+  std::vector<std::string> models_seen;
+  for (const Run& run : r.runs) {
+    const ModelInfo& m = run.model;
+    if (std::find(models_seen.begin(), models_seen.end(), m.path) != models_seen.end()) continue;
+    models_seen.push_back(m.path);
+    o << "## Model " << short_model(m.path) << "\n\n| | |\n|---|---|\n"
+      << "| file | " << m.path << ", " << fmt_bytes(m.file_bytes) << " (" << m.file_bytes << " bytes) |\n"
+      << "| SHA-256 | " << m.sha256 << " (" << m.sha256_source << ") |\n"
+      << "| shape | " << m.arch << (m.name.empty() ? "" : " '" + m.name + "'") << ", " << m.n_layer << " layers, n_embd "
+      << m.n_embd << ", n_ff " << m.n_ff << ", heads " << m.n_head << "/" << m.n_head_kv << " kv, vocab " << m.n_vocab
+      << " |\n"
+      << "| tensor types | " << tensor_types_line(m) << " |\n"
+      << "| kernels | " << kernels_line(m) << " |\n"
+      << "| memory | resident after load " << fmt_bytes(m.rss_after_load_bytes);
+    if (m.rss_after_load_bytes && m.file_bytes) {
+      o << " (" << fmt_double(static_cast<double>(m.rss_after_load_bytes) / static_cast<double>(m.file_bytes))
+        << "x the file)";
+    }
+    o << ", peak " << fmt_bytes(m.peak_rss_bytes) << "; load " << fmt_double(m.load_ms, 0) << " ms; KV cache "
+      << m.kv_type << " |\n\n";
+  }
+
+  results_table(o, r);
+
+  int index = 0;
+  for (const Run& run : r.runs) {
+    o << "## Run " << ++index << ": " << short_model(run.model.path) << ", " << run.threads.n_threads << " threads\n\n"
+      << "Threads: " << run.threads.plan << " (recommended here: " << run.threads.recommended << ")\n\n"
+      << "Workers: " << workers_line(run.threads) << "\n\n";
+    for (const std::string& w : run.threads.warnings) o << "> WARNING: " << w << "\n\n";
+    o << "CPU share during the tests: " << fmt_percent(run.cpu_share) << " of " << run.threads.n_threads
+      << " threads (below 100%: other processes took the cores); load average " << fmt_double(run.before.load_avg_1m)
+      << " before, " << fmt_double(run.after.load_avg_1m) << " after\n\n";
+    roofline_block(o, run);
+    o << "Clocks before and after (MHz; cap = scaling_max_freq):\n\n";
+    clocks_table(o, run);
+    thermal_table(o, run);
+    o << "Power after: " << power_line(run.after.power) << "; MemAvailable " << fmt_bytes(run.after.mem_available_bytes)
+      << "\n\n";
+    sustained_block(o, run.sustained);
+  }
+  return o.str();
+}
+
+}  // namespace bench
