@@ -8,3 +8,13 @@ if(ENGINE_SANITIZE)
     message(FATAL_ERROR "ENGINE_SANITIZE cannot be combined with ENGINE_STATIC_TOOLS")
   endif()
 endif()
+
+# ENGINE_FUZZ: every target gets libFuzzer's coverage instrumentation, so the
+# fuzzers see the engine's branches; only the fuzz binaries link libFuzzer
+# itself (tests/fuzz/CMakeLists.txt).
+if(ENGINE_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "ENGINE_FUZZ needs clang (libFuzzer), not ${CMAKE_CXX_COMPILER_ID}")
+  endif()
+  add_compile_options(-fsanitize=fuzzer-no-link)
+endif()

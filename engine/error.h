@@ -11,4 +11,18 @@ class Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The model cannot be used: tensors that disagree with its hyperparameters,
+// or weights that turn the activations into NaN or Inf (C API: ENGINE_ERR_MODEL).
+class ModelError : public Error {
+ public:
+  using Error::Error;
+};
+
+// A session or buffer that would not fit in the memory available, refused
+// before anything was allocated (C API: ENGINE_ERR_OUT_OF_MEMORY).
+class ResourceError : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace engine

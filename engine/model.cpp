@@ -23,27 +23,28 @@ std::string shape_of(std::initializer_list<uint64_t> shape) {
 
 const gguf::TensorInfo& Model::require(const std::string& name, std::initializer_list<uint64_t> shape) const {
   const gguf::TensorInfo* t = file_.find_tensor(name);
-  if (t == nullptr) throw Error(file_.path() + ": tensor '" + name + "' is missing");
+  if (t == nullptr) throw ModelError(file_.path() + ": tensor '" + name + "' is missing");
   bool same = t->n_dims == shape.size();
   size_t d = 0;
   for (uint64_t n : shape) same = same && t->ne[d++] == n;
   if (!same) {
-    throw Error(file_.path() + ": tensor '" + name + "' has shape " + t->shape_string() + ", expected " +
+    throw ModelError(file_.path() + ": tensor '" + name + "' has shape " + t->shape_string() + ", expected " +
                 shape_of(shape) + " from the model's hyperparameters");
   }
   return *t;
 }
 
-std::vector<float> Model::load_vector(const std::string& name, uint64_t n, bool required) const {
+std::vector<float> Model::load_vector(const std::string& name, uint64_t n, bool required) {
   if (!required && file_.find_tensor(name) == nullptr) return {};
   const gguf::TensorInfo& t = require(name, {n});
   const kernels::ref::TypeOps* ops = kernels::ref::type_ops(t.type);
   if (ops == nullptr) {
-    throw Error(file_.path() + ": tensor '" + name + "' has type " + std::string(gguf::type_name(t.type)) +
+    throw ModelError(file_.path() + ": tensor '" + name + "' has type " + std::string(gguf::type_name(t.type)) +
                 ", which the engine cannot read");
   }
   std::vector<float> v(n);
   ops->dequantize_row(file_.tensor_data(t), v.data(), n);
+  heap_weight_bytes_ += n * sizeof(float);
   return v;
 }
 
@@ -57,7 +58,7 @@ Linear Model::make_linear(const gguf::TensorInfo& t) {
   l.type = t.type;
   l.kernel = plan_.kernel_for(t.type);
   if (l.kernel == nullptr) {
-    throw Error(file_.path() + ": tensor '" + l.name + "' has type " + std::string(gguf::type_name(t.type)) +
+    throw ModelError(file_.path() + ": tensor '" + l.name + "' has type " + std::string(gguf::type_name(t.type)) +
                 ", which this build has no matmul kernel for");
   }
   l.rhs = file_.tensor_data(t);
@@ -66,8 +67,9 @@ Linear Model::make_linear(const gguf::TensorInfo& t) {
     // the resident set holds one copy of each matrix, not two.
     const size_t size = (l.kernel->rhs_packed_size(l.out, l.in) + 63) / 64 * 64;
     auto* packed = static_cast<uint8_t*>(std::aligned_alloc(64, size));
-    if (packed == nullptr) throw Error(file_.path() + ": out of memory repacking '" + l.name + "'");
+    if (packed == nullptr) throw ResourceError(file_.path() + ": out of memory repacking '" + l.name + "'");
     repacked_.emplace_back(packed);
+    heap_weight_bytes_ += size;
     l.kernel->pack_rhs(l.out, l.in, l.rhs, packed);
     file_.release_pages(t);
     l.rhs = packed;
@@ -79,12 +81,22 @@ Linear Model::load_linear(const std::string& name, uint64_t in, uint64_t out) {
   return make_linear(require(name, {in, out}));
 }
 
-std::unique_ptr<Model> Model::load(const std::string& path) {
-  std::unique_ptr<Model> m(new Model(gguf::File::open(path)));
+std::unique_ptr<Model> Model::load(const std::string& path) { return load(gguf::File::open(path)); }
+
+std::unique_ptr<Model> Model::load(gguf::File file) {
+  std::unique_ptr<Model> m(new Model(std::move(file)));
   const gguf::File& f = m->file_;
+  const std::string& path = f.path();
   ModelConfig& c = m->config_;
   c = ModelConfig::from_gguf(f);
   log_info("model " + path + ": " + c.describe());
+  // Each block has at least 9 tensors: a block_count the tensor list cannot
+  // back is refused before sizing anything by it.
+  if (uint64_t{c.n_layer} * 9 > f.tensors().size()) {
+    throw ModelError(path + ": block_count " + std::to_string(c.n_layer) + " needs at least " +
+                     std::to_string(uint64_t{c.n_layer} * 9) + " tensors, the file has " +
+                     std::to_string(f.tensors().size()));
+  }
 
   // One kernel per weight type of the matrices (2-D tensors), chosen once.
   std::vector<gguf::GgmlType> types;
@@ -95,7 +107,7 @@ std::unique_ptr<Model> Model::load(const std::string& path) {
 
   m->token_embd_ = &m->require("token_embd.weight", {c.n_embd, c.n_vocab});
   if (kernels::ref::type_ops(m->token_embd_->type) == nullptr) {
-    throw Error(path + ": token_embd.weight has type " + std::string(gguf::type_name(m->token_embd_->type)) +
+    throw ModelError(path + ": token_embd.weight has type " + std::string(gguf::type_name(m->token_embd_->type)) +
                 ", which the engine cannot read");
   }
   m->output_norm_ = m->load_vector("output_norm.weight", c.n_embd);

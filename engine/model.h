@@ -44,6 +44,9 @@ class Model {
   // and shape, and selects the kernels (logging the plan). Throws engine::Error
   // or gguf::Error naming the file and the problem.
   static std::unique_ptr<Model> load(const std::string& path);
+  // The same from a parsed file: File::open's mapping, or File::parse over
+  // bytes the caller keeps alive while the model lives (fuzzing, tests).
+  static std::unique_ptr<Model> load(gguf::File file);
 
   const gguf::File& file() const { return file_; }
   const ModelConfig& config() const { return config_; }
@@ -60,11 +63,15 @@ class Model {
 
   // Bytes of weights read per generated token (every matrix once).
   uint64_t weight_bytes() const;
+  // Heap bytes holding weights: the repacked copies (their source pages in the
+  // mapping are released) and the 1-D tensors converted to float. Everything
+  // else is read from the mapping, which commits no memory.
+  uint64_t heap_weight_bytes() const { return heap_weight_bytes_; }
 
  private:
   explicit Model(gguf::File file) : file_(std::move(file)) {}
   const gguf::TensorInfo& require(const std::string& name, std::initializer_list<uint64_t> shape) const;
-  std::vector<float> load_vector(const std::string& name, uint64_t n, bool required = true) const;
+  std::vector<float> load_vector(const std::string& name, uint64_t n, bool required = true);
   Linear load_linear(const std::string& name, uint64_t in, uint64_t out);
   Linear make_linear(const gguf::TensorInfo& t);
 
@@ -80,6 +87,7 @@ class Model {
     void operator()(uint8_t* p) const;
   };
   std::vector<std::unique_ptr<uint8_t, FreeAligned>> repacked_;  // weights in a kernel's own layout
+  uint64_t heap_weight_bytes_ = 0;
 };
 
 }  // namespace engine

@@ -1,11 +1,14 @@
 #include "engine/model_config.h"
 
+#include <cstdio>
+#include <utility>
+
 #include "engine/error.h"
 
 namespace engine {
 namespace {
 
-[[noreturn]] void fail(const gguf::File& f, const std::string& what) { throw Error(f.path() + ": " + what); }
+[[noreturn]] void fail(const gguf::File& f, const std::string& what) { throw ModelError(f.path() + ": " + what); }
 
 uint32_t u32_key(const gguf::File& f, const std::string& key) {
   const auto* kv = f.find(key);
@@ -65,6 +68,14 @@ ModelConfig ModelConfig::from_gguf(const gguf::File& f) {
     fail(f, "rope.dimension_count " + std::to_string(c.n_rot) + " must be even and at most the head size " +
                 std::to_string(c.head_dim_k));
   }
+  // The products index every scratch buffer and KV row in 32 bits: a file
+  // whose sizes overflow them would otherwise match tensors of the wrapped size.
+  for (const auto& [name, per_head] : {std::pair{"key_length", c.head_dim_k}, std::pair{"value_length", c.head_dim_v}}) {
+    if (uint64_t{c.n_head} * per_head > UINT32_MAX) {
+      fail(f, "attention.head_count " + std::to_string(c.n_head) + " x attention." + name + " " +
+                  std::to_string(per_head) + " overflows 32 bits");
+    }
+  }
   c.rope_freq_base = static_cast<float>(f.find_float(p + "rope.freq_base").value_or(10000.0));
   if (!(c.rope_freq_base > 0.0f)) fail(f, "rope.freq_base must be positive");
   const std::string scaling = std::string(f.find_string(p + "rope.scaling.type").value_or("none"));
@@ -89,6 +100,9 @@ ModelConfig ModelConfig::from_gguf(const gguf::File& f) {
       c.n_vocab = static_cast<uint32_t>(emb->ne[1]);
     }
   }
+  if (c.n_vocab == 0) {
+    fail(f, "the vocabulary size is unknown (no " + p + "vocab_size, tokenizer.ggml.tokens or 2-D token_embd.weight)");
+  }
   return c;
 }
 
@@ -97,9 +111,12 @@ std::string ModelConfig::describe() const {
                   ", heads " + std::to_string(n_head) + "/" + std::to_string(n_head_kv) + " kv, head " +
                   std::to_string(head_dim_k) + ", n_ff " + std::to_string(n_ff) + ", vocab " +
                   std::to_string(n_vocab) + ", ctx " + std::to_string(n_ctx_train) + ", rope " +
-                  (rope_style == ops::RopeStyle::neox ? "neox" : "normal") + " base " +
-                  std::to_string(static_cast<int64_t>(rope_freq_base));
-  return s;
+                  (rope_style == ops::RopeStyle::neox ? "neox" : "normal") + " base ";
+  // %g, not a cast to an integer: a base from the file can be any float (a
+  // cast of 4.7e27 to int64 is undefined; found by the model_loader fuzzer).
+  char base[32];
+  std::snprintf(base, sizeof base, "%g", static_cast<double>(rope_freq_base));
+  return s + base;
 }
 
 }  // namespace engine

@@ -2,6 +2,7 @@
 
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <xsimd/xsimd.hpp>
 
 #include "kernels/ref/fp16.h"
@@ -56,6 +57,23 @@ void softmax(float* x, size_t n) {
     sum += x[i];
   }
   scale(x, 1.0f / sum, n);
+}
+
+size_t first_non_finite(const float* x, size_t n) {
+  // An all-ones exponent is Inf or NaN. OR-ing one flag per value has no early
+  // exit, so it vectorizes (a loop of std::isfinite with a break does not);
+  // the slow scan for the index runs only when something was found.
+  uint32_t any = 0;
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, x + i, sizeof bits);
+    any |= static_cast<uint32_t>((bits & 0x7f800000u) == 0x7f800000u);
+  }
+  if (any == 0) return n;
+  for (size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(x[i])) return i;
+  }
+  return n;
 }
 
 void silu_mul(float* gate, const float* up, size_t n) {

@@ -36,6 +36,9 @@ void scale(float* y, float a, size_t n);
 enum class RopeStyle { normal, neox };
 void rope(float* x, size_t n_rot, const float* cos_sin, RopeStyle style);
 
+// Index of the first NaN or Inf in x[0..n), or n when every value is finite.
+size_t first_non_finite(const float* x, size_t n);
+
 // fp16 <-> fp32 rows (KV cache).
 void fp32_to_fp16(const float* x, uint16_t* y, size_t n);
 void fp16_to_fp32(const uint16_t* x, float* y, size_t n);

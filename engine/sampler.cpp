@@ -1,6 +1,7 @@
 #include "engine/sampler.h"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 
 #include "engine/error.h"
@@ -16,13 +17,15 @@ int32_t argmax(std::span<const float> logits) {
   return best;
 }
 
+// p = softmax(logit / temperature), computed as exp((logit - max) / temperature)
+// so that a tiny temperature gives 0 for the others instead of Inf / Inf.
 template <class C>
-void softmax(std::vector<C>& cs) {
+void softmax(std::vector<C>& cs, float temperature = 1.0f) {
   float max = -INFINITY;
   for (const C& c : cs) max = std::max(max, c.logit);
   double sum = 0.0;
   for (C& c : cs) {
-    c.p = std::exp(c.logit - max);
+    c.p = c.logit == max ? 1.0f : std::exp((c.logit - max) / temperature);
     sum += c.p;
   }
   for (C& c : cs) c.p = static_cast<float>(c.p / sum);
@@ -60,6 +63,17 @@ float Sampler::uniform01() { return static_cast<float>(rng_() >> 8) * (1.0f / 16
 
 int32_t Sampler::sample(std::span<const float> logits) {
   if (logits.empty()) throw Error("sampler: no logits");
+  // NaN would break the sort's ordering and +Inf the softmax; both mean the
+  // logits are garbage, so they are refused by name. -Inf (a masked token) is fine.
+  bool any_finite = false;
+  for (size_t i = 0; i < logits.size(); ++i) {
+    if (std::isnan(logits[i]) || logits[i] == INFINITY) {
+      throw Error("sampler: the logit of token " + std::to_string(i) + " is " +
+                  (std::isnan(logits[i]) ? "NaN" : "+Inf"));
+    }
+    any_finite = any_finite || logits[i] != -INFINITY;
+  }
+  if (!any_finite) throw Error("sampler: every logit is -Inf, there is no token to pick");
   candidates_.clear();
   candidates_.reserve(logits.size());
   for (size_t i = 0; i < logits.size(); ++i) candidates_.push_back({static_cast<int32_t>(i), logits[i], 0.0f});
@@ -73,7 +87,8 @@ int32_t Sampler::sample(std::span<const float> logits) {
     for (int32_t t : seen) {
       if (t < 0 || static_cast<size_t>(t) >= candidates_.size()) continue;
       float& l = candidates_[static_cast<size_t>(t)].logit;
-      l = l > 0 ? l / params_.repeat_penalty : l * params_.repeat_penalty;
+      // Clamped: a tiny or huge penalty must not turn a logit into +-Inf.
+      l = std::clamp(l > 0 ? l / params_.repeat_penalty : l * params_.repeat_penalty, -FLT_MAX, FLT_MAX);
     }
   }
   if (params_.temperature <= 0.0f) {
@@ -109,8 +124,7 @@ int32_t Sampler::sample(std::span<const float> logits) {
     while (keep < candidates_.size() && candidates_[keep].p >= threshold) ++keep;
     candidates_.resize(keep);
   }
-  for (Candidate& c : candidates_) c.logit /= params_.temperature;
-  softmax(candidates_);
+  softmax(candidates_, params_.temperature);
 
   const float r = uniform01();
   float cumulative = 0.0f;

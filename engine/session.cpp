@@ -1,14 +1,23 @@
 #include "engine/session.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 #include "engine/error.h"
+#include "engine/finite_check.h"
 #include "engine/ops.h"
+#include "engine/session_memory.h"
 #include "engine/threads/parallel_matmul.h"
 #include "engine/threads/thread_pool.h"
 
 namespace engine {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+
+}  // namespace
 
 Session::Session(const Model& model, const SessionParams& params)
     : model_(model),
@@ -17,6 +26,8 @@ Session::Session(const Model& model, const SessionParams& params)
       n_batch_(std::max<uint32_t>(1, std::min(params.n_batch, n_ctx_))),
       pool_(params.pool),
       n_threads_(params.pool != nullptr ? params.pool->size() : 1),
+      memory_(reserve_session_memory(c_, n_ctx_, n_batch_, params.kv_type, n_threads_, params.memory_limit)),
+      memory_limit_(params.memory_limit),
       kv_(params.kv_type, c_.n_layer, n_ctx_, c_.n_head_kv, c_.head_dim_k, c_.head_dim_v) {
   const size_t b = n_batch_;
   x_.resize(b * c_.n_embd);
@@ -33,6 +44,7 @@ Session::Session(const Model& model, const SessionParams& params)
 }
 
 void Session::eval(std::span<const int32_t> tokens, bool all_logits) {
+  logits_.clear();  // the previous logits go on any outcome: a failed eval leaves none
   if (tokens.empty()) throw Error("eval: no tokens given");
   if (tokens.size() > n_ctx_ - n_past_) {
     throw Error("context full: " + std::to_string(n_past_) + " tokens in a context of " + std::to_string(n_ctx_) +
@@ -44,16 +56,42 @@ void Session::eval(std::span<const int32_t> tokens, bool all_logits) {
                   std::to_string(c_.n_vocab - 1) + ")");
     }
   }
-  logits_.clear();
-  for (size_t done = 0; done < tokens.size(); done += n_batch_) {
-    const auto n = static_cast<uint32_t>(std::min<size_t>(n_batch_, tokens.size() - done));
-    const bool last_batch = done + n == tokens.size();
-    eval_batch(tokens.data() + done, n, all_logits ? Logits::all : last_batch ? Logits::last : Logits::none);
+  if (all_logits) {
+    // One row of n_vocab floats per token: gigabytes for a long prompt and a
+    // large vocabulary, so it is checked like the session itself.
+    check_allocation(saturating_mul(saturating_mul(tokens.size(), c_.n_vocab), sizeof(float)), memory_limit_,
+                     "eval: the logits of all " + std::to_string(tokens.size()) + " tokens");
+  }
+  const uint32_t start = n_past_;
+  try {
+    for (size_t done = 0; done < tokens.size(); done += n_batch_) {
+      const auto n = static_cast<uint32_t>(std::min<size_t>(n_batch_, tokens.size() - done));
+      const bool last_batch = done + n == tokens.size();
+      eval_batch(tokens.data() + done, n, all_logits ? Logits::all : last_batch ? Logits::last : Logits::none);
+    }
+  } catch (...) {
+    // All or nothing: the positions of earlier batches are overwritten by the
+    // next eval, and no half-computed logits remain.
+    n_past_ = start;
+    logits_.clear();
+    throw;
   }
 }
 
 // The forward pass of n tokens at positions n_past_ .. n_past_ + n - 1.
 void Session::eval_batch(const int32_t* tokens, uint32_t n, Logits wanted) {
+  // Profiled: the matmuls, their activation packing and attention time
+  // themselves; what is left of the batch's wall time is elementwise work.
+  const auto start = profile_ != nullptr ? Clock::now() : Clock::time_point{};
+  const double attributed_before = profile_ != nullptr ? profile_->total() : 0.0;
+  eval_layers(tokens, n, wanted);
+  if (profile_ != nullptr) {
+    profile_->elementwise += seconds_since(start) - (profile_->total() - attributed_before);
+    profile_->tokens += n;
+  }
+}
+
+void Session::eval_layers(const int32_t* tokens, uint32_t n, Logits wanted) {
   const uint32_t d = c_.n_embd;
   for (uint32_t i = 0; i < n; ++i) model_.embed(tokens[i], &x_[size_t{i} * d]);  // x: (n, d)
   rope_tables(n);
@@ -88,7 +126,7 @@ void Session::eval_batch(const int32_t* tokens, uint32_t n, Logits wanted) {
       }
       kv_.store(l, n_past_ + i, k, v);
     }
-    attention(l, n);                                   // att: (n, n_head * head_dim_v)
+    profiled(nullptr, [&] { attention(l, n); });      // att: (n, n_head * head_dim_v)
     linear(w.wo, att_.data(), n, xn_.data());          // xn: (n, d) the block's output
     for (uint32_t i = 0; i < n; ++i) ops::add(&x_[size_t{i} * d], &xn_[size_t{i} * d], d);
 
@@ -100,20 +138,54 @@ void Session::eval_batch(const int32_t* tokens, uint32_t n, Logits wanted) {
     ops::silu_mul(gate_.data(), up_.data(), size_t{n} * c_.n_ff);
     linear(w.w_down, gate_.data(), n, xn_.data());
     for (uint32_t i = 0; i < n; ++i) ops::add(&x_[size_t{i} * d], &xn_[size_t{i} * d], d);
+
+    // NaN or Inf would flow through every later layer into garbage logits; it
+    // is reported here, naming the layer that produced it. One pass over
+    // (n, n_embd) floats, against the layer's matmuls of n_embd x (4 n_embd +
+    // 3 n_ff) multiply-adds per token: nothing measurable (see README).
+    check_finite(model_, x_.data(), n, d, n_past_, static_cast<int>(l));
   }
 
+  if (wanted != Logits::none) {
+    // Logits of the last token, or of all of them.
+    const uint32_t first = wanted == Logits::all ? 0 : n - 1;
+    const uint32_t rows = n - first;
+    for (uint32_t i = first; i < n; ++i) {
+      ops::rmsnorm(&xn_[size_t{i - first} * d], &x_[size_t{i} * d], model_.output_norm().data(), d, c_.rms_eps);
+    }
+    const size_t before = logits_.size();
+    logits_.resize(before + size_t{rows} * c_.n_vocab);
+    linear(model_.output(), xn_.data(), rows, logits_.data() + before);
+    check_finite(model_, logits_.data() + before, rows, c_.n_vocab, n_past_ + first, -1);
+  }
   n_past_ += n;
-  if (wanted == Logits::none) return;
+}
 
-  // Logits of the last token, or of all of them.
-  const uint32_t first = wanted == Logits::all ? 0 : n - 1;
-  const uint32_t rows = n - first;
-  for (uint32_t i = first; i < n; ++i) {
-    ops::rmsnorm(&xn_[size_t{i - first} * d], &x_[size_t{i} * d], model_.output_norm().data(), d, c_.rms_eps);
+void Session::set_profile(Profile* profile) {
+  profile_ = profile;
+  if (pool_ != nullptr) pool_->set_task_timing(profile != nullptr);
+}
+
+// A parallel step's wall time W, split by the share of the threads' time spent
+// in tasks (B of W x threads): W x share to the step's class (the kernel's
+// weight type, or attention when kernel is null), the rest to pool_wait.
+template <class Step>
+void Session::profiled(const kernels::MatmulKernel* kernel, Step&& step) {
+  if (profile_ == nullptr) {
+    step();
+    return;
   }
-  const size_t before = logits_.size();
-  logits_.resize(before + size_t{rows} * c_.n_vocab);
-  linear(model_.output(), xn_.data(), rows, logits_.data() + before);
+  const double busy_before = pool_ != nullptr ? pool_->task_seconds() : 0.0;
+  const auto t0 = Clock::now();
+  step();
+  const double wall = seconds_since(t0);
+  double share = 1.0;
+  if (pool_ != nullptr && pool_->size() > 1 && wall > 0) {
+    share = std::clamp((pool_->task_seconds() - busy_before) / (wall * static_cast<double>(pool_->size())), 0.0, 1.0);
+  }
+  double& slot = kernel != nullptr ? profile_->matmul[static_cast<uint32_t>(kernel->rhs_type)] : profile_->attention;
+  slot += wall * share;
+  profile_->pool_wait += wall * (1.0 - share);
 }
 
 template <class Fn>
@@ -191,15 +263,19 @@ void Session::linear_same_input(const float* x, uint32_t m,
   for (const auto& [l, y] : outs) {
     const kernels::MatmulKernel& kernel = *l->kernel;
     if (packed_for == nullptr || packed_for->pack_lhs != kernel.pack_lhs || packed_for->lhs_type != kernel.lhs_type) {
+      const auto t0 = profile_ != nullptr ? Clock::now() : Clock::time_point{};
       packed_.resize(kernel.lhs_packed_size(m, l->in));
       kernel.pack_lhs(m, l->in, x, l->in, packed_.data());
       packed_for = &kernel;
+      if (profile_ != nullptr) profile_->activation_quant += seconds_since(t0);
     }
-    if (pool_ != nullptr) {
-      parallel_matmul(*pool_, kernel, m, l->out, l->in, packed_.data(), l->rhs, y, l->out);
-    } else {
-      kernel.run(m, l->out, l->in, packed_.data(), l->rhs, y, l->out);
-    }
+    profiled(&kernel, [&] {
+      if (pool_ != nullptr) {
+        parallel_matmul(*pool_, kernel, m, l->out, l->in, packed_.data(), l->rhs, y, l->out);
+      } else {
+        kernel.run(m, l->out, l->in, packed_.data(), l->rhs, y, l->out);
+      }
+    });
   }
 }
 

@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "engine/kv_cache.h"
+#include "engine/profile.h"
 #include "engine/model.h"
+#include "engine/session_memory.h"
 
 namespace engine {
 
@@ -22,23 +24,39 @@ struct SessionParams {
   // Threads for the matmuls and attention; nullptr: the calling thread alone.
   // The pool must outlive the session.
   ThreadPool* pool = nullptr;
+  // The most the session may allocate; 0: what the system has available
+  // (memory_available()). A lower cap is for apps that share the device.
+  uint64_t memory_limit = 0;
 };
 
 class Session {
  public:
+  // Throws engine::ResourceError, with the bytes needed and available, when
+  // the KV cache and scratch for params.n_ctx and n_batch would not fit: the
+  // refusal comes before anything is allocated.
   Session(const Model& model, const SessionParams& params);
 
   // Evaluates `tokens` at positions n_past() .. n_past() + size - 1 and appends
   // them to the cache. Afterwards logits() holds the logits of the last token,
   // or of every token when all_logits. Throws engine::Error when the context
   // would overflow or a token id is out of range (nothing is evaluated then).
+  // Throws engine::ModelError naming the layer when the model turns the
+  // activations into NaN or Inf (a corrupt or overflowing model). After any
+  // error none of the tokens were added: n_past() is what it was before, and
+  // logits() is empty.
   void eval(std::span<const int32_t> tokens, bool all_logits = false);
 
-  // (n_rows, n_vocab) floats: 1 row, or one per evaluated token with all_logits.
+  // (n_rows, n_vocab) floats: 1 row, or one per evaluated token with all_logits;
+  // empty before the first eval and after a failed one.
   std::span<const float> logits() const { return logits_; }
   uint32_t n_past() const { return n_past_; }
   uint32_t n_ctx() const { return n_ctx_; }
   const KvCache& kv_cache() const { return kv_; }
+
+  // Attaches a profile that every later evaluation adds its time to, by
+  // operation class (nullptr detaches). Reads the clock around each step; the
+  // profile must outlive the attachment.
+  void set_profile(Profile* profile);
   void reset() { n_past_ = 0; }
 
  private:
@@ -54,6 +72,10 @@ class Session {
   // fn(task, thread) for task < n_tasks, on the pool when there is one.
   template <class Fn>
   void parallel(size_t n_tasks, Fn&& fn);
+  // step(), its time added to the profile when one is attached.
+  template <class Step>
+  void profiled(const kernels::MatmulKernel* kernel, Step&& step);
+  void eval_layers(const int32_t* tokens, uint32_t n, Logits wanted);
 
   const Model& model_;
   const ModelConfig& c_;
@@ -62,6 +84,8 @@ class Session {
   uint32_t n_past_ = 0;
   ThreadPool* pool_;
   size_t n_threads_;
+  SessionMemory memory_;  // checked against the limit before kv_ and the scratch exist
+  uint64_t memory_limit_;
   KvCache kv_;
 
   // Scratch, sized for n_batch tokens (B):
@@ -79,6 +103,7 @@ class Session {
   std::vector<float> rope_;     // (B, n_rot) cos/sin pairs per token
   std::vector<float> logits_;   // (1 or B, n_vocab)
   std::vector<uint8_t> packed_; // activations packed for a kernel
+  Profile* profile_ = nullptr;
 };
 
 }  // namespace engine

@@ -449,9 +449,18 @@ File File::open(const std::string& path) {
     ::close(fd);
     f.fail("the file is empty (0 bytes), not a GGUF file");
   }
-  // The size is fixed here, before mapping: every check below is against it. A
-  // file that shrinks while mapped would fault on access (see README, "Files
-  // that change while loaded").
+  // The size is fixed here, before mapping: every check below is against it,
+  // so a file that is already short is an error, never a fault. What a file
+  // does after this point (see README, "Memory"):
+  // - replaced by a rename (gguf::Writer, most downloaders): the mapping keeps
+  //   the old file's pages; nothing changes for this File.
+  // - rewritten in place at the same size: later reads see the new bytes. The
+  //   header was validated once and is not read again, so this can only change
+  //   weight values: the forward pass's NaN/Inf check reports garbage weights.
+  // - truncated: a read of a page past the new end raises SIGBUS. No library
+  //   can turn that into an error without a process-wide signal handler (which
+  //   belongs to the app), so it is documented instead: apps that cannot rule
+  //   it out should copy the model into private storage before loading it.
   const auto size = static_cast<size_t>(st.st_size);
   void* addr = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
   const int map_err = errno;

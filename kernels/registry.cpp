@@ -28,7 +28,7 @@ constexpr uint8_t rank(Tier t) { return static_cast<uint8_t>(t); }
 
 // Preference when several tiers can run: on aarch64 the i8mm kernels (SMMLA on
 // 128-bit NEON registers) come before SVE at 128 bits, where SVE runs more
-// instructions per weight (Q4_0 decode, 1 x 4096 x 4096 under qemu: i8mm 0.237,
+// instructions per weight (Q4_0 decode, 1 x 4096 x 4096 under qemu: i8mm 0.193,
 // sve 0.284); with wider vectors SVE runs fewer (0.071 at 512 bits) and goes
 // first. Then dotprod, neon; hwy; ref last.
 constexpr Tier kPreference[] = {Tier::i8mm, Tier::sve, Tier::dotprod, Tier::neon, Tier::hwy, Tier::ref};

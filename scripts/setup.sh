@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Installs what the build and the tests need on Debian/Ubuntu: compilers, CMake,
-# Ninja, ccache, qemu-user, the aarch64 cross compiler and the arm64 multiarch
-# -dev packages. Idempotent: prints nothing and changes nothing when all is there.
+# Installs what the build and the tests need on Debian/Ubuntu: compilers (GCC,
+# and clang with its libFuzzer runtime), CMake, Ninja, ccache, qemu-user, the
+# aarch64 cross compiler and the arm64 multiarch -dev packages. Idempotent:
+# prints nothing and changes nothing when all is there.
 set -euo pipefail
 
 native_packages=(cmake ninja-build g++ ccache qemu-user g++-aarch64-linux-gnu
-                 libhwy-dev libxsimd-dev libgtest-dev libbenchmark-dev)
+                 libhwy-dev libxsimd-dev libgtest-dev libbenchmark-dev
+                 clang-14 libclang-rt-14-dev)  # clang and libFuzzer for the fuzz tree
 arm64_packages=(libhwy-dev:arm64 libxsimd-dev:arm64 libgtest-dev:arm64 libbenchmark-dev:arm64)
 
 installed() {

@@ -23,6 +23,7 @@
 #include "gguf/file.h"
 #include "tools/common/args.h"
 #include "tools/common/json_writer.h"
+#include "tools/common/sampler_args.h"
 
 namespace {
 
@@ -56,25 +57,19 @@ void usage(FILE* out) {
                "  -c, --ctx-size N        context size (default: the model's, at most 4096)\n"
                "  -b, --batch-size N      prompt tokens per prefill step (default 512)\n"
                "      --kv-type f16|f32   KV cache precision (default f16)\n"
-               "  -s, --seed N            sampler seed (default: random, printed)\n"
-               "      --temp T            temperature, 0 = greedy (default 0.8)\n"
-               "      --top-k N           (default 40, 0 = off)\n"
-               "      --top-p P           (default 0.95, 1 = off)\n"
-               "      --min-p P           (default 0.05, 0 = off)\n"
-               "      --repeat-penalty P  (default 1.0 = off)\n"
-               "      --repeat-last-n N   tokens the penalty looks back (default 64)\n"
+               "%s"
                "      --ignore-eos        keep generating past end-of-generation tokens\n"
                "      --special           parse special-token texts in the prompt\n"
                "      --tokens IDS        evaluate these token ids (comma-separated) as one batch ...\n"
                "      --dump-logits FILE  ... and write {\"tokens\": [...], \"logits\": [[...], ...]} to FILE\n"
-               "  -v, --verbose           log the kernel plan and thread placement\n");
+               "  -v, --verbose           log the kernel plan and thread placement\n",
+               tools::kSamplerUsage);
 }
 
 Options parse(int argc, char** argv) {
   Options o;
   tools::Args a(argc, argv);
   while (!a.done()) {
-    int64_t i;
     if (a.option({"-m", "--model"}, o.model) || a.option({"-p", "--prompt"}, o.prompt) ||
         a.option({"-n", "--n-predict"}, o.n_predict) || a.option({"-t", "--threads"}, o.n_threads) ||
         a.option({"--cpus"}, o.cpus) || a.option({"-c", "--ctx-size"}, o.n_ctx) ||
@@ -82,14 +77,7 @@ Options parse(int argc, char** argv) {
         a.option({"--tokens"}, o.tokens) || a.option({"--dump-logits"}, o.dump_logits)) {
       continue;
     }
-    if (a.option({"-s", "--seed"}, i)) {
-      o.sampler.seed = static_cast<uint32_t>(i);
-    } else if (a.option({"--temp"}, o.sampler.temperature) || a.option({"--top-p"}, o.sampler.top_p) ||
-               a.option({"--min-p"}, o.sampler.min_p) || a.option({"--repeat-penalty"}, o.sampler.repeat_penalty)) {
-    } else if (a.option({"--top-k"}, i)) {
-      o.sampler.top_k = static_cast<int32_t>(i);
-    } else if (a.option({"--repeat-last-n"}, i)) {
-      o.sampler.repeat_last_n = static_cast<int32_t>(i);
+    if (tools::parse_sampler_option(a, o.sampler)) {
     } else if (a.flag({"--ignore-eos"})) {
       o.ignore_eos = true;
     } else if (a.flag({"--special"})) {
@@ -110,6 +98,11 @@ Options parse(int argc, char** argv) {
   if (o.n_batch <= 0 || o.n_batch > UINT32_MAX) throw tools::ArgError("-b must be positive");
   if (o.kv_type != "f16" && o.kv_type != "f32") throw tools::ArgError("--kv-type must be f16 or f32");
   if (!o.dump_logits.empty() && o.tokens.empty()) throw tools::ArgError("--dump-logits needs --tokens");
+  try {
+    o.sampler.validate();
+  } catch (const engine::Error& e) {
+    throw tools::ArgError(e.what());
+  }
   return o;
 }
 
@@ -191,6 +184,10 @@ int run(const Options& o) {
   std::fputs(shown_prompt.c_str(), stdout);
   std::fflush(stdout);
 
+  if (prompt.size() > session.n_ctx()) {
+    throw engine::Error("the prompt has " + std::to_string(prompt.size()) + " tokens, more than the context of " +
+                        std::to_string(session.n_ctx()) + " (raise -c, or shorten the prompt)");
+  }
   const auto t_prefill = Clock::now();
   session.eval(prompt);
   int32_t next = sampler.sample(session.logits());

@@ -1,16 +1,16 @@
-// The C API over engine::Model, Session, Tokenizer and Sampler. Every entry
-// point validates its handles against the live set, catches every exception
-// and turns it into a status plus a per-thread message: nothing escapes into a
-// C caller, nothing aborts the host app.
+// The C API over engine::Model, Session, Tokenizer and Sampler. Handles are
+// numbers looked up in a table on every call (handle_table.h); every entry
+// point catches every exception and turns it into a status plus a per-thread
+// message: nothing escapes into a C caller, nothing aborts the host app.
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <memory>
-#include <mutex>
 #include <new>
 #include <string>
-#include <unordered_set>
 
 #include "engine/api/engine.h"
+#include "engine/api/handle_table.h"
 #include "engine/error.h"
 #include "engine/model.h"
 #include "engine/sampler.h"
@@ -22,54 +22,65 @@
 #include "engine/version.h"
 #include "gguf/file.h"
 
-struct engine_model {
-  std::unique_ptr<engine::Model> model;
-  engine::Tokenizer tokenizer;
-  std::atomic<int> sessions{0};
-};
-
-struct engine_session {
-  engine_model* owner = nullptr;
-  std::unique_ptr<engine::ThreadPool> pool;
-  std::unique_ptr<engine::Session> session;
-  std::atomic<bool> busy{false};
-  bool has_logits = false;
-};
-
-struct engine_sampler {
-  std::unique_ptr<engine::Sampler> sampler;
-  std::atomic<bool> busy{false};
-};
-
 namespace {
 
-thread_local std::string t_last_error;
+using engine::api_detail::Access;
+using engine::api_detail::Claim;
+using engine::api_detail::handle_table;
+using engine::api_detail::Kind;
+using engine::api_detail::Status;
 
-// Live handles, so a freed or foreign pointer is an error and not a crash.
-struct Registry {
-  std::mutex mutex;
-  std::unordered_set<const void*> live;
+struct ModelObject {
+  std::unique_ptr<engine::Model> model;
+  engine::Tokenizer tokenizer;
+  std::atomic<int> sessions{0};  // a model with sessions cannot be freed
 };
-Registry& registry() {
-  static Registry r;
-  return r;
+
+struct SessionObject {
+  ModelObject* owner = nullptr;  // outlives the session: see ModelObject::sessions
+  std::unique_ptr<engine::ThreadPool> pool;
+  std::unique_ptr<engine::Session> session;  // destroyed before the pool it uses
+  bool has_logits = false;
+  std::atomic<uint32_t> n_past{0};  // readable while another thread evaluates
+};
+
+struct SamplerObject {
+  std::unique_ptr<engine::Sampler> sampler;
+};
+
+using ModelClaim = Claim<ModelObject, Kind::model, Access::shared>;
+using SessionClaim = Claim<SessionObject, Kind::session, Access::exclusive>;
+using SamplerClaim = Claim<SamplerObject, Kind::sampler, Access::exclusive>;
+
+template <class Handle>
+uintptr_t id_of(const Handle* h) {
+  return reinterpret_cast<uintptr_t>(h);
 }
-void track(const void* h) {
-  std::lock_guard lock(registry().mutex);
-  registry().live.insert(h);
+template <class Handle>
+Handle* handle_of(uintptr_t id) {
+  return reinterpret_cast<Handle*>(id);
 }
-bool untrack(const void* h) {
-  std::lock_guard lock(registry().mutex);
-  return registry().live.erase(h) == 1;
-}
-bool is_live(const void* h) {
-  std::lock_guard lock(registry().mutex);
-  return h != nullptr && registry().live.count(h) == 1;
-}
+
+thread_local std::string t_last_error;
 
 engine_status fail(engine_status status, std::string message) {
   t_last_error = std::move(message);
   return status;
+}
+
+// The status of a claim or removal that did not succeed.
+engine_status refused(Status s, const std::string& what, const char* noun) {
+  switch (s) {
+    case Status::ok:
+      break;
+    case Status::invalid:
+      return fail(ENGINE_ERR_INVALID_HANDLE, what + ": invalid, freed or null handle");
+    case Status::busy:
+      return fail(ENGINE_ERR_BUSY, what + ": the " + noun + " is in use by another thread");
+    case Status::refused:
+      return fail(ENGINE_ERR_IN_USE, what + ": the " + noun + " is still in use");
+  }
+  return fail(ENGINE_ERR_INTERNAL, what + ": unexpected handle status");
 }
 
 // Runs fn, mapping exceptions to statuses.
@@ -80,6 +91,10 @@ engine_status guarded(const char* what, Fn&& fn) {
     return fn();
   } catch (const gguf::Error& e) {
     return fail(ENGINE_ERR_MODEL, e.what());
+  } catch (const engine::ModelError& e) {
+    return fail(ENGINE_ERR_MODEL, e.what());
+  } catch (const engine::ResourceError& e) {
+    return fail(ENGINE_ERR_OUT_OF_MEMORY, e.what());
   } catch (const engine::Error& e) {
     const std::string msg = e.what();
     return fail(msg.rfind("context full", 0) == 0 ? ENGINE_ERR_CONTEXT_FULL : ENGINE_ERR_INVALID_ARGUMENT, msg);
@@ -92,26 +107,12 @@ engine_status guarded(const char* what, Fn&& fn) {
   }
 }
 
-// Marks a session or sampler busy for the duration of a call; a second thread
-// gets ENGINE_ERR_BUSY instead of a data race.
-class BusyGuard {
- public:
-  explicit BusyGuard(std::atomic<bool>& flag) : flag_(flag), owned_(!flag.exchange(true)) {}
-  ~BusyGuard() {
-    if (owned_) flag_.store(false);
-  }
-  bool owned() const { return owned_; }
-
- private:
-  std::atomic<bool>& flag_;
-  bool owned_;
-};
-
-engine_status bad_handle(const char* what) {
-  return fail(ENGINE_ERR_INVALID_HANDLE, std::string(what) + ": invalid, freed or null handle");
-}
-engine_status busy(const char* what) {
-  return fail(ENGINE_ERR_BUSY, std::string(what) + ": the session is in use by another thread");
+// Model properties are immutable: read under the table's lock, no call slot.
+template <class R, class Fn>
+R model_property(const engine_model* m, R bad, Fn&& fn) {
+  R result = bad;
+  handle_table().peek(id_of(m), Kind::model, [&](void* o) { result = fn(*static_cast<const ModelObject*>(o)); });
+  return result;
 }
 
 }  // namespace
@@ -144,46 +145,64 @@ engine_status engine_model_load(const char* path, engine_model** out) {
   *out = nullptr;
   if (path == nullptr) return fail(ENGINE_ERR_INVALID_ARGUMENT, "engine_model_load: path is null");
   return guarded("engine_model_load", [&] {
-    auto model = engine::Model::load(path);
-    auto tokenizer = engine::Tokenizer::from_gguf(model->file());
-    auto* m = new engine_model{std::move(model), std::move(tokenizer), {}};
-    track(m);
-    *out = m;
+    std::unique_ptr<ModelObject> object;
+    try {
+      auto model = engine::Model::load(path);
+      auto tokenizer = engine::Tokenizer::from_gguf(model->file());
+      object.reset(new ModelObject{std::move(model), std::move(tokenizer), {}});
+    } catch (const engine::ResourceError&) {
+      throw;
+    } catch (const engine::Error& e) {
+      return fail(ENGINE_ERR_MODEL, e.what());  // the vocabulary is part of the file too
+    }
+    *out = handle_of<engine_model>(handle_table().add(Kind::model, object.get()));
+    object.release();
     return ENGINE_OK;
   });
 }
 
 engine_status engine_model_free(engine_model* model) {
-  if (!is_live(model)) return bad_handle("engine_model_free");
-  if (model->sessions.load() != 0) {
-    return fail(ENGINE_ERR_IN_USE, "engine_model_free: the model still has " +
-                                       std::to_string(model->sessions.load()) + " session(s); free them first");
+  void* object = nullptr;
+  int sessions = 0;
+  const Status s = handle_table().remove(id_of(model), Kind::model, &object, [&](void* o) {
+    sessions = static_cast<ModelObject*>(o)->sessions.load();
+    return sessions == 0;
+  });
+  if (s == Status::refused) {
+    return fail(ENGINE_ERR_IN_USE, "engine_model_free: the model still has " + std::to_string(sessions) +
+                                       " session(s); free them first");
   }
-  if (!untrack(model)) return bad_handle("engine_model_free");
-  delete model;
+  if (s != Status::ok) return refused(s, "engine_model_free", "model");
+  delete static_cast<ModelObject*>(object);
   return ENGINE_OK;
 }
 
 int32_t engine_model_n_vocab(const engine_model* m) {
-  return is_live(m) ? static_cast<int32_t>(m->model->config().n_vocab) : -1;
+  return model_property(m, -1, [](const ModelObject& o) { return static_cast<int32_t>(o.model->config().n_vocab); });
 }
 int32_t engine_model_n_ctx_train(const engine_model* m) {
-  return is_live(m) ? static_cast<int32_t>(m->model->config().n_ctx_train) : -1;
+  return model_property(m, -1,
+                        [](const ModelObject& o) { return static_cast<int32_t>(o.model->config().n_ctx_train); });
 }
-int32_t engine_model_bos(const engine_model* m) { return is_live(m) ? m->tokenizer.bos() : -1; }
-int32_t engine_model_eos(const engine_model* m) { return is_live(m) ? m->tokenizer.eos() : -1; }
+int32_t engine_model_bos(const engine_model* m) {
+  return model_property(m, -1, [](const ModelObject& o) { return o.tokenizer.bos(); });
+}
+int32_t engine_model_eos(const engine_model* m) {
+  return model_property(m, -1, [](const ModelObject& o) { return o.tokenizer.eos(); });
+}
 bool engine_model_is_end_of_generation(const engine_model* m, int32_t token) {
-  return is_live(m) && token >= 0 && token < m->tokenizer.n_vocab() && m->tokenizer.is_end_of_generation(token);
+  return model_property(m, false, [&](const ModelObject& o) { return o.tokenizer.is_end_of_generation(token); });
 }
 
 engine_status engine_tokenize(const engine_model* m, const char* text, size_t len, bool add_bos, bool parse_special,
                               int32_t* tokens, size_t capacity, size_t* n_tokens) {
-  if (!is_live(m)) return bad_handle("engine_tokenize");
+  const ModelClaim model(m);
+  if (model.status() != Status::ok) return refused(model.status(), "engine_tokenize", "model");
   if ((text == nullptr && len != 0) || n_tokens == nullptr || (tokens == nullptr && capacity != 0)) {
     return fail(ENGINE_ERR_INVALID_ARGUMENT, "engine_tokenize: null text, tokens or n_tokens");
   }
   return guarded("engine_tokenize", [&] {
-    const auto ids = m->tokenizer.encode(std::string_view(text == nullptr ? "" : text, len), add_bos, parse_special);
+    const auto ids = model->tokenizer.encode(std::string_view(text == nullptr ? "" : text, len), add_bos, parse_special);
     *n_tokens = ids.size();
     if (ids.size() > capacity) {
       return fail(ENGINE_ERR_BUFFER_TOO_SMALL, "engine_tokenize: " + std::to_string(ids.size()) +
@@ -195,12 +214,13 @@ engine_status engine_tokenize(const engine_model* m, const char* text, size_t le
 }
 
 engine_status engine_token_to_piece(const engine_model* m, int32_t token, char* buf, size_t capacity, size_t* len) {
-  if (!is_live(m)) return bad_handle("engine_token_to_piece");
+  const ModelClaim model(m);
+  if (model.status() != Status::ok) return refused(model.status(), "engine_token_to_piece", "model");
   if (len == nullptr || (buf == nullptr && capacity != 0)) {
     return fail(ENGINE_ERR_INVALID_ARGUMENT, "engine_token_to_piece: null buf or len");
   }
   return guarded("engine_token_to_piece", [&] {
-    const std::string piece = m->tokenizer.token_piece(token);
+    const std::string piece = model->tokenizer.token_piece(token);
     *len = piece.size();
     if (piece.size() > capacity) {
       return fail(ENGINE_ERR_BUFFER_TOO_SMALL, "engine_token_to_piece: the piece has " +
@@ -219,14 +239,15 @@ engine_session_params engine_session_default_params(void) {
 engine_status engine_session_create(engine_model* m, const engine_session_params* params, engine_session** out) {
   if (out == nullptr) return fail(ENGINE_ERR_INVALID_ARGUMENT, "engine_session_create: out is null");
   *out = nullptr;
-  if (!is_live(m)) return bad_handle("engine_session_create");
+  ModelClaim model(m);  // held until the session counts as one of the model's
+  if (model.status() != Status::ok) return refused(model.status(), "engine_session_create", "model");
   const engine_session_params p = params != nullptr ? *params : engine_session_default_params();
   if (p.kv_type != ENGINE_KV_F16 && p.kv_type != ENGINE_KV_F32) {
     return fail(ENGINE_ERR_INVALID_ARGUMENT, "engine_session_create: unknown kv_type");
   }
   if (p.n_threads < 0) return fail(ENGINE_ERR_INVALID_ARGUMENT, "engine_session_create: n_threads < 0");
   return guarded("engine_session_create", [&] {
-    auto s = std::make_unique<engine_session>();
+    auto s = std::make_unique<SessionObject>();
     engine::ThreadOptions threads;
     threads.n_threads = static_cast<size_t>(p.n_threads);
     if (p.cpus != nullptr) threads.set_cpus(p.cpus);
@@ -237,60 +258,69 @@ engine_status engine_session_create(engine_model* m, const engine_session_params
     sp.n_batch = p.n_batch != 0 ? p.n_batch : 512;
     sp.kv_type = p.kv_type == ENGINE_KV_F32 ? engine::KvType::f32 : engine::KvType::f16;
     sp.pool = s->pool.get();
-    s->session = std::make_unique<engine::Session>(*m->model, sp);
-    s->owner = m;
-    m->sessions.fetch_add(1);
-    track(s.get());
-    *out = s.release();
+    s->session = std::make_unique<engine::Session>(*model->model, sp);
+    s->owner = &*model;
+    const uintptr_t id = handle_table().add(Kind::session, s.get());
+    model->sessions.fetch_add(1);
+    *out = handle_of<engine_session>(id);
+    s.release();
     return ENGINE_OK;
   });
 }
 
-engine_status engine_session_free(engine_session* s) {
-  if (!is_live(s)) return bad_handle("engine_session_free");
-  {
-    BusyGuard guard(s->busy);
-    if (!guard.owned()) return busy("engine_session_free");
-    if (!untrack(s)) return bad_handle("engine_session_free");
-    s->owner->sessions.fetch_sub(1);
-  }
-  delete s;
+engine_status engine_session_free(engine_session* session) {
+  void* object = nullptr;
+  const Status s = handle_table().remove(id_of(session), Kind::session, &object, [](void*) { return true; });
+  if (s != Status::ok) return refused(s, "engine_session_free", "session");
+  auto* o = static_cast<SessionObject*>(object);
+  ModelObject* owner = o->owner;
+  delete o;  // first: until the count drops, the model cannot be freed under the session
+  owner->sessions.fetch_sub(1);
   return ENGINE_OK;
 }
 
-engine_status engine_prefill(engine_session* s, const int32_t* tokens, size_t n) {
-  if (!is_live(s)) return bad_handle("engine_prefill");
+engine_status engine_prefill(engine_session* session, const int32_t* tokens, size_t n) {
+  SessionClaim s(session);
+  if (s.status() != Status::ok) return refused(s.status(), "engine_prefill", "session");
   if (tokens == nullptr || n == 0) return fail(ENGINE_ERR_INVALID_ARGUMENT, "engine_prefill: no tokens");
-  BusyGuard guard(s->busy);
-  if (!guard.owned()) return busy("engine_prefill");
   return guarded("engine_prefill", [&] {
+    // A failed evaluation leaves no logits (the session cleared them).
+    s->has_logits = false;
     s->session->eval({tokens, n});
     s->has_logits = true;
+    s->n_past.store(s->session->n_past());
     return ENGINE_OK;
   });
 }
 
 engine_status engine_decode(engine_session* s, int32_t token) { return engine_prefill(s, &token, 1); }
 
-engine_status engine_logits(engine_session* s, const float** logits, size_t* n_vocab) {
-  if (!is_live(s)) return bad_handle("engine_logits");
+engine_status engine_logits(engine_session* session, const float** logits, size_t* n_vocab) {
+  SessionClaim s(session);
+  if (s.status() != Status::ok) return refused(s.status(), "engine_logits", "session");
   if (logits == nullptr || n_vocab == nullptr) return fail(ENGINE_ERR_INVALID_ARGUMENT, "engine_logits: null output");
-  BusyGuard guard(s->busy);
-  if (!guard.owned()) return busy("engine_logits");
-  if (!s->has_logits) return fail(ENGINE_ERR_STATE, "engine_logits: nothing evaluated yet (call engine_prefill)");
+  if (!s->has_logits) {
+    return fail(ENGINE_ERR_STATE, "engine_logits: no logits (nothing evaluated since the session was created or "
+                                  "reset, or the last evaluation failed)");
+  }
   *logits = s->session->logits().data();
   *n_vocab = s->session->logits().size();
   return ENGINE_OK;
 }
 
-uint32_t engine_session_n_past(const engine_session* s) { return is_live(s) ? s->session->n_past() : 0; }
+uint32_t engine_session_n_past(const engine_session* session) {
+  uint32_t n = 0;
+  handle_table().peek(id_of(session), Kind::session,
+                      [&](void* o) { n = static_cast<const SessionObject*>(o)->n_past.load(); });
+  return n;
+}
 
-engine_status engine_session_reset(engine_session* s) {
-  if (!is_live(s)) return bad_handle("engine_session_reset");
-  BusyGuard guard(s->busy);
-  if (!guard.owned()) return busy("engine_session_reset");
+engine_status engine_session_reset(engine_session* session) {
+  SessionClaim s(session);
+  if (s.status() != Status::ok) return refused(s.status(), "engine_session_reset", "session");
   s->session->reset();
   s->has_logits = false;
+  s->n_past.store(0);
   return ENGINE_OK;
 }
 
@@ -305,49 +335,47 @@ engine_status engine_sampler_create(const engine_sampler_params* params, engine_
   const engine_sampler_params p = params != nullptr ? *params : engine_sampler_default_params();
   return guarded("engine_sampler_create", [&] {
     engine::SamplerParams sp{p.temperature, p.top_k, p.top_p, p.min_p, p.repeat_penalty, p.repeat_last_n, p.seed};
-    auto s = std::make_unique<engine_sampler>();
+    auto s = std::make_unique<SamplerObject>();
     s->sampler = std::make_unique<engine::Sampler>(sp);
-    track(s.get());
-    *out = s.release();
+    *out = handle_of<engine_sampler>(handle_table().add(Kind::sampler, s.get()));
+    s.release();
     return ENGINE_OK;
   });
 }
 
-engine_status engine_sampler_free(engine_sampler* s) {
-  if (!is_live(s)) return bad_handle("engine_sampler_free");
-  {
-    BusyGuard guard(s->busy);
-    if (!guard.owned()) return busy("engine_sampler_free");
-    if (!untrack(s)) return bad_handle("engine_sampler_free");
-  }
-  delete s;
+engine_status engine_sampler_free(engine_sampler* sampler) {
+  void* object = nullptr;
+  const Status s = handle_table().remove(id_of(sampler), Kind::sampler, &object, [](void*) { return true; });
+  if (s != Status::ok) return refused(s, "engine_sampler_free", "sampler");
+  delete static_cast<SamplerObject*>(object);
   return ENGINE_OK;
 }
 
-engine_status engine_sample(engine_sampler* sampler, engine_session* s, int32_t* token) {
-  if (!is_live(sampler)) return bad_handle("engine_sample (sampler)");
-  if (!is_live(s)) return bad_handle("engine_sample (session)");
+engine_status engine_sample(engine_sampler* sampler_handle, engine_session* session, int32_t* token) {
+  SamplerClaim sampler(sampler_handle);
+  if (sampler.status() != Status::ok) return refused(sampler.status(), "engine_sample (sampler)", "sampler");
+  SessionClaim s(session);
+  if (s.status() != Status::ok) return refused(s.status(), "engine_sample (session)", "session");
   if (token == nullptr) return fail(ENGINE_ERR_INVALID_ARGUMENT, "engine_sample: token is null");
-  BusyGuard session_guard(s->busy);
-  if (!session_guard.owned()) return busy("engine_sample");
-  BusyGuard sampler_guard(sampler->busy);
-  if (!sampler_guard.owned()) return busy("engine_sample (sampler)");
-  if (!s->has_logits) return fail(ENGINE_ERR_STATE, "engine_sample: nothing evaluated yet (call engine_prefill)");
+  const size_t n_vocab = s->owner->model->config().n_vocab;
+  const auto logits = s->session->logits();
+  if (!s->has_logits || logits.size() < n_vocab) {
+    return fail(ENGINE_ERR_STATE, "engine_sample: no logits (call engine_prefill or engine_decode first)");
+  }
   return guarded("engine_sample", [&] {
-    const auto n_vocab = s->owner->model->config().n_vocab;
-    const auto logits = s->session->logits();
     *token = sampler->sampler->sample(logits.subspan(logits.size() - n_vocab));
     sampler->sampler->accept(*token);
     return ENGINE_OK;
   });
 }
 
-engine_status engine_sampler_accept(engine_sampler* sampler, int32_t token) {
-  if (!is_live(sampler)) return bad_handle("engine_sampler_accept");
-  BusyGuard guard(sampler->busy);
-  if (!guard.owned()) return busy("engine_sampler_accept");
-  sampler->sampler->accept(token);
-  return ENGINE_OK;
+engine_status engine_sampler_accept(engine_sampler* sampler_handle, int32_t token) {
+  SamplerClaim sampler(sampler_handle);
+  if (sampler.status() != Status::ok) return refused(sampler.status(), "engine_sampler_accept", "sampler");
+  return guarded("engine_sampler_accept", [&] {
+    sampler->sampler->accept(token);
+    return ENGINE_OK;
+  });
 }
 
 }  // extern "C"

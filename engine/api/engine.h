@@ -9,10 +9,15 @@
  * Threads: a model is read-only after engine_model_load and may be used from
  * any number of threads at once (several sessions on one model). A session or
  * a sampler must be used by one thread at a time; a call that finds the session
- * busy in another thread returns ENGINE_ERR_BUSY instead of racing. Handles
- * are checked on every call: freeing twice returns ENGINE_ERR_INVALID_HANDLE.
- * A model must outlive its sessions: freeing a model with live sessions is
- * refused (ENGINE_ERR_IN_USE).
+ * busy in another thread returns ENGINE_ERR_BUSY instead of racing (always, not
+ * only in debug builds: the check is one lock of a table per call).
+ *
+ * Handles are opaque numbers, never reused, looked up on every call: freeing
+ * twice or using a freed handle returns ENGINE_ERR_INVALID_HANDLE even after
+ * new handles were created, and a pointer that never was a handle is refused
+ * without being dereferenced. Freeing a handle while another thread is inside
+ * a call on it returns ENGINE_ERR_BUSY. A model must outlive its sessions:
+ * freeing a model with live sessions is refused (ENGINE_ERR_IN_USE).
  */
 #ifndef ENGINE_API_ENGINE_H
 #define ENGINE_API_ENGINE_H
@@ -79,10 +84,16 @@ typedef struct engine_session_params {
 } engine_session_params;
 
 engine_session_params engine_session_default_params(void);
+/* ENGINE_ERR_OUT_OF_MEMORY, before allocating anything, when the KV cache and
+ * scratch for n_ctx and n_batch would not fit in the memory available (the
+ * message gives the bytes needed and available). */
 engine_status engine_session_create(engine_model* model, const engine_session_params* params,
                                     engine_session** out);
 engine_status engine_session_free(engine_session* session);
-/* Evaluates n tokens after those already in the session, as one batch. */
+/* Evaluates n tokens after those already in the session, as one batch.
+ * ENGINE_ERR_MODEL when the model produces NaN or Inf (the message names the
+ * layer); after any error none of the n tokens are in the context and there
+ * are no logits. */
 engine_status engine_prefill(engine_session* session, const int32_t* tokens, size_t n);
 /* Evaluates one token (a decode step). */
 engine_status engine_decode(engine_session* session, int32_t token);

@@ -27,6 +27,7 @@ struct ThreadPool::Worker {
   SpinState spin;
   uint64_t rounds = 0;
   bool woke = false;
+  double task_seconds = 0;  // inside tasks, while task timing is on
 };
 
 namespace {
@@ -280,7 +281,7 @@ void ThreadPool::work(size_t thread) {
     const size_t i = next_task_.fetch_add(1, std::memory_order_relaxed);
     if (i >= n_tasks_) return;
     try {
-      task_.call(task_.fn, i, thread);
+      call(task_, i, thread);
     } catch (...) {
       {
         std::lock_guard lock(error_mutex_);
@@ -289,6 +290,22 @@ void ThreadPool::work(size_t thread) {
       next_task_.store(n_tasks_, std::memory_order_relaxed);  // hand out no more tasks
     }
   }
+}
+
+void ThreadPool::call(const Task& task, size_t i, size_t thread) {
+  if (!task_timing_) {
+    task.call(task.fn, i, thread);
+    return;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  task.call(task.fn, i, thread);
+  slots_[thread].task_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+double ThreadPool::task_seconds() const {
+  double s = 0;
+  for (size_t t = 0; t < n_threads_; ++t) s += slots_[t].task_seconds;
+  return s;
 }
 
 void ThreadPool::run_tasks(size_t n_tasks, Task task) {
@@ -302,7 +319,7 @@ void ThreadPool::run_tasks(size_t n_tasks, Task task) {
   Worker& caller = slots_[0];
   if (++caller.rounds % kCpuSampleRounds == 1) caller.last_cpu.store(os::current_cpu(), std::memory_order_relaxed);
   if (n_threads_ == 1 || n_tasks == 1) {
-    for (size_t i = 0; i < n_tasks; ++i) task.call(task.fn, i, 0);
+    for (size_t i = 0; i < n_tasks; ++i) call(task, i, 0);
     return;
   }
 

@@ -85,6 +85,12 @@ class ThreadPool {
                             }});
   }
 
+  // Seconds all threads have spent inside tasks while task timing was on
+  // (`bench --profile` splits a step's time into work and waiting with it).
+  // Off by default: then no clock is read per task.
+  void set_task_timing(bool on) { task_timing_ = on; }
+  double task_seconds() const;
+
   std::vector<WorkerReport> report() const;
   // One line per thread, preceded by the plan.
   std::string describe() const;
@@ -98,6 +104,7 @@ class ThreadPool {
 
   void run_tasks(size_t n_tasks, Task task);
   void work(size_t thread);  // takes tasks until none are left
+  void call(const Task& task, size_t i, size_t thread);  // one task, timed when task_timing_
   void worker_main(size_t thread);
   uint64_t wait_for_round(uint64_t seen, Worker& self);
   void wait_for_workers();
@@ -106,6 +113,7 @@ class ThreadPool {
   ThreadPlan plan_;
   PoolOptions options_;
   size_t n_threads_;
+  bool task_timing_ = false;  // changed only between runs; a round's start publishes it
   std::thread::id owner_;
   std::vector<int> owner_affinity_;  // to restore; empty: nothing to restore
   std::unique_ptr<Worker[]> slots_;  // per thread, 0 = the caller

@@ -1,6 +1,7 @@
 // load_vocab(): the GGUF tokenizer.* keys, validated. Defaults and special-token
 // conventions follow the reference loader (llama.cpp's llama_vocab::load).
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "engine/error.h"
@@ -130,6 +131,8 @@ void read_tokens(const gguf::File& f, Vocab& v) {
       } else if (const std::optional<int64_t> x = s.to_int()) {
         v.scores[i] = static_cast<float>(*x);
       }
+      // The SentencePiece merge queue orders by score: NaN has no order.
+      if (std::isnan(v.scores[i])) fail(f, kScoresKey, "token " + std::to_string(i) + " has the score NaN");
     }
   }
 

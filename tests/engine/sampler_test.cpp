@@ -79,4 +79,33 @@ TEST(Sampler, BadParametersAreErrors) {
   EXPECT_THROW(s.sample({}), engine::Error);
 }
 
+// Logits from a broken model or a careless caller: refused by name, never a
+// crash inside the sort (NaN breaks its ordering) or a NaN distribution.
+TEST(Sampler, NonFiniteLogitsAreErrors) {
+  Sampler s({.seed = 1});
+  try {
+    s.sample(std::vector<float>{0.5f, NAN, 1.0f});
+    FAIL();
+  } catch (const engine::Error& e) {
+    EXPECT_STREQ(e.what(), "sampler: the logit of token 1 is NaN");
+  }
+  EXPECT_THROW(s.sample(std::vector<float>{INFINITY, 0.0f}), engine::Error);
+  EXPECT_THROW(s.sample(std::vector<float>{-INFINITY, -INFINITY}), engine::Error);
+  // -Inf masks a token; the others are still drawn.
+  for (int i = 0; i < 50; ++i) EXPECT_NE(s.sample(std::vector<float>{-INFINITY, 0.0f, 0.1f}), 0);
+}
+
+// Extreme but valid parameters give a token, not garbage: a tiny temperature
+// is greedy, a tiny penalty cannot turn a logit into Inf.
+TEST(Sampler, ExtremeParametersStayFinite) {
+  const std::vector<float> logits = {1.0f, 3.0f, 2.0f};
+  Sampler cold({.temperature = 1e-30f, .top_k = 0, .top_p = 1.0f, .min_p = 0.0f, .seed = 3});
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(cold.sample(logits), 1);
+  Sampler hot({.temperature = INFINITY, .top_k = 0, .top_p = 1.0f, .min_p = 0.0f, .seed = 3});
+  for (int i = 0; i < 20; ++i) EXPECT_LT(hot.sample(logits), 3);
+  Sampler penalty({.temperature = 1.0f, .repeat_penalty = 1e-30f, .seed = 3});
+  penalty.accept(0);
+  EXPECT_EQ(penalty.sample(logits), 0);  // 1 / 1e-30 is clamped to FLT_MAX, not Inf
+}
+
 }  // namespace

@@ -9,59 +9,12 @@
 
 #include "gguf/file.h"
 #include "tests/support/gguf_bytes.h"
+#include "tests/support/gguf_corpus.h"
 #include "tests/support/shared_data.h"
 
 namespace {
 
 using namespace engine_test;
-
-// A small valid file, with the offsets where each section ends.
-struct Sample {
-  GgufBytes b;
-  size_t end_header = 0, end_metadata = 0, end_infos = 0, data_start = 0, data_end = 0;
-  size_t tokens_count_at = 0, tokens_len_at = 0;      // the string array's count, its first string's length
-  size_t tensor_b_info = 0;                            // where tensor "b"'s info starts
-  size_t ne_at = 0, type_at = 0, offset_at = 0, n_dims_at = 0;  // fields of tensor "b"
-};
-
-Sample sample() {
-  Sample s;
-  GgufBytes& b = s.b;
-  b.header(3, 3, 4);
-  s.end_header = b.size();
-  b.key("general.architecture", kString).str("llama");
-  b.key("general.alignment", kU32).u32(32);
-  b.key("tokenizer.ggml.tokens", kArray).u32(kString);
-  s.tokens_count_at = b.size();
-  b.u64(3);
-  s.tokens_len_at = b.size();
-  b.str("<unk>").str("<s>").str("</s>");
-  b.key("nested", kArray).u32(kArray).u64(1).u32(kU32).u64(2).u32(1).u32(2);
-  s.end_metadata = b.size();
-  b.tensor_info("a", {32, 2}, 0, 0);  // F32, 256 bytes
-  s.tensor_b_info = b.size();
-  b.str("b");
-  s.n_dims_at = b.size();
-  b.u32(1);
-  s.ne_at = b.size();
-  b.u64(64);
-  s.type_at = b.size();
-  b.u32(8);  // Q8_0, 2 blocks = 68 bytes
-  s.offset_at = b.size();
-  b.u64(256);
-  b.tensor_info("c", {8}, 1, 352);  // F16, 16 bytes
-  s.end_infos = b.size();
-  b.pad_to(32);
-  s.data_start = b.size();
-  b.zeros(368);
-  s.data_end = s.data_start + 352 + 16;
-  return s;
-}
-
-template <class T>
-void poke(std::vector<uint8_t>& bytes, size_t at, T v) {
-  std::memcpy(bytes.data() + at, &v, sizeof v);
-}
 
 // The error message of parsing `bytes`, or "" if it parsed.
 std::string parse_error(const std::vector<uint8_t>& bytes) {
@@ -88,6 +41,20 @@ TEST(GgufMalformed, TheSampleIsValid) {
   EXPECT_EQ(f.tensors().size(), 3u);
   EXPECT_EQ(f.data_offset(), s.data_start);
   EXPECT_EQ(f.tensor("b").n_bytes, 68u);
+}
+
+// The named corpus the fuzz targets start from: the sample parses, each
+// variant is refused with a message naming the file and an offset.
+TEST(GgufMalformed, EveryCorpusVariantIsRefused) {
+  for (const auto& [name, bytes] : malformed_corpus()) {
+    SCOPED_TRACE(name);
+    const std::string msg = parse_error(bytes);
+    if (name == "valid") {
+      EXPECT_EQ(msg, "");
+    } else {
+      EXPECT_EQ(msg.rfind("corpus.gguf: offset ", 0), 0u) << msg;
+    }
+  }
 }
 
 TEST(GgufMalformed, TruncatedInsideEverySection) {

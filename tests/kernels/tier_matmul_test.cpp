@@ -16,6 +16,8 @@
 //    bit for bit.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -220,6 +222,18 @@ std::string missing(const MatmulKernel& k) {
   return s.empty() ? std::string("another architecture") : s;
 }
 
+// ENGINE_TEST_TIERS (comma-separated; unset: every tier): the tiers to test
+// here. The qemu matrix tests each tier on the CPU models that choose it
+// (tests/kernels/CMakeLists.txt): emulation computes the same on every model,
+// and wide SVE emulates slowly, so the NEON kernels again on -cpu max would
+// only cost time.
+bool tier_selected(kernels::Tier tier) {
+  const char* env = std::getenv("ENGINE_TEST_TIERS");
+  if (env == nullptr || *env == '\0') return true;
+  const std::string list = std::string(",") + env + ",";
+  return list.find("," + std::string(kernels::tier_name(tier)) + ",") != std::string::npos;
+}
+
 class TierMatmul : public ::testing::TestWithParam<const MatmulKernel*> {
  protected:
   void SetUp() override {
@@ -227,6 +241,10 @@ class TierMatmul : public ::testing::TestWithParam<const MatmulKernel*> {
     if (!kernels::can_run(*kern_, kernels::host_cpu_features())) {
       GTEST_SKIP() << kern_->name << " needs " << missing(*kern_) << ", which this CPU ("
                    << kernels::host_cpu_features().describe() << ") lacks";
+    }
+    if (!tier_selected(kern_->tier)) {
+      GTEST_SKIP() << kern_->name << ": its tier is tested on another qemu CPU model (ENGINE_TEST_TIERS="
+                   << std::getenv("ENGINE_TEST_TIERS") << ")";
     }
     ref_ = kernels::ref::ref_matmul_kernel(kern_->rhs_type);
     ASSERT_NE(ref_, nullptr);

@@ -2,6 +2,7 @@
 // and the key, never a crash. Each case writes a small GGUF with gguf::Writer.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <functional>
 
 #include "engine/error.h"
@@ -166,6 +167,14 @@ TEST_F(MalformedVocab, ArraysOfTheWrongLength) {
                "tokenizer.ggml.scores", "expected numbers");
   expect_error(write_spm, [](gguf::Writer& w) { w.set_string("tokenizer.ggml.token_type", "normal"); },
                "tokenizer.ggml.token_type", "expected an array");
+  expect_error(
+      write_spm,
+      [](gguf::Writer& w) {
+        std::vector<float> scores(264, 0.0f);
+        scores[262] = NAN;
+        w.set_array_f32("tokenizer.ggml.scores", scores);
+      },
+      "tokenizer.ggml.scores", "token 262 has the score NaN");
 }
 
 TEST_F(MalformedVocab, BadTokenTypes) {

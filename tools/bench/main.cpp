@@ -44,6 +44,10 @@ void usage(FILE* out) {
                "      --rounds N          repeat the decode test N times after the tests\n"
                "      --interval S        seconds between rounds (default 0)\n"
                "      --plot FILE.svg     tokens/s, temperature and clock per round as an SVG chart\n"
+               "profile:\n"
+               "      --profile           after the tests, one more prefill (first -p) and decode (first -n,\n"
+               "                          sampled) timing each operation class: matmul per weight type,\n"
+               "                          attention, activation quantization, elementwise, pool waits, sampling\n"
                "output:\n"
                "  -o, --output FORMAT     md (default), json, jsonl or csv, to stdout\n"
                "      --save FILE.json    also write the JSON report to FILE\n"
@@ -132,6 +136,8 @@ Cli parse(int argc, char** argv) {
     } else if (a.option({"--probe-mib"}, i)) {
       if (i < 1 || i > 1 << 20) throw tools::ArgError("--probe-mib must be positive");
       o.probe_bytes = static_cast<uint64_t>(i) << 20;
+    } else if (a.flag({"--profile"})) {
+      o.profile = true;
     } else if (a.flag({"--no-probe"})) {
       o.probe = false;
     } else if (a.flag({"--no-hash"})) {

@@ -14,6 +14,8 @@
 #include "engine/log.h"
 #include "engine/memory.h"
 #include "engine/model.h"
+#include "engine/profile.h"
+#include "engine/sampler.h"
 #include "engine/session.h"
 #include "engine/threads/thread_plan.h"
 #include "engine/threads/thread_pool.h"
@@ -113,6 +115,58 @@ double time_mixed(engine::Session& s, Workload& w, uint32_t n_prompt, uint32_t n
   return seconds_since(t0);
 }
 
+// bench --profile: one more prefill of n_prompt tokens and decode of n_gen,
+// after the timed tests so reading the clock around each step costs those
+// nothing. Decode samples every token with the default sampler, so sampling
+// shows up too. Milliseconds per token by operation class.
+std::vector<ProfileRow> profile_pass(engine::Session& s, Workload& w, uint32_t n_prompt, uint32_t n_gen,
+                                     uint32_t depth, uint32_t seed) {
+  engine::Profile prefill, decode;
+  if (n_prompt > 0) {
+    fill_depth(s, w, depth);
+    const std::vector<int32_t> prompt = w.tokens(n_prompt);
+    s.set_profile(&prefill);
+    s.eval(prompt);
+    s.set_profile(nullptr);
+  }
+  if (n_gen > 0) {
+    fill_depth(s, w, depth);
+    const std::vector<int32_t> first = w.tokens(1);
+    s.eval(first);  // logits to sample the first generated token from
+    engine::SamplerParams sp;
+    sp.seed = seed;
+    engine::Sampler sampler(sp);
+    s.set_profile(&decode);
+    for (uint32_t i = 0; i < n_gen && s.n_past() < s.n_ctx(); ++i) {
+      const auto t0 = Clock::now();
+      const int32_t next = sampler.sample(s.logits());
+      decode.sampling += seconds_since(t0);
+      s.eval({&next, 1});
+    }
+    s.set_profile(nullptr);
+  }
+  auto per_token = [](double seconds, const engine::Profile& p) {
+    return p.tokens == 0 ? kUnknown : 1000.0 * seconds / static_cast<double>(p.tokens);
+  };
+  std::vector<ProfileRow> rows;
+  auto add = [&](const std::string& op, double in_prefill, double in_decode) {
+    rows.push_back({op, per_token(in_prefill, prefill), per_token(in_decode, decode)});
+  };
+  for (uint32_t t = 0; t < gguf::kGgmlTypeIdCount; ++t) {
+    if (prefill.matmul[t] > 0 || decode.matmul[t] > 0) {
+      add("matmul " + std::string(gguf::type_name(static_cast<gguf::GgmlType>(t))), prefill.matmul[t],
+          decode.matmul[t]);
+    }
+  }
+  add("attention", prefill.attention, decode.attention);
+  add("activation quantization", prefill.activation_quant, decode.activation_quant);
+  add("elementwise (norms, RoPE, adds, SwiGLU)", prefill.elementwise, decode.elementwise);
+  add("thread-pool wait", prefill.pool_wait, decode.pool_wait);
+  add("sampling", prefill.sampling, decode.sampling);
+  add("total", prefill.total(), decode.total());
+  return rows;
+}
+
 struct Planned {
   std::string name, kind;
   uint32_t n_prompt = 0, n_gen = 0, depth = 0;
@@ -140,6 +194,11 @@ uint32_t context_needed(const BenchOptions& o, const std::vector<Planned>& tests
   if (o.rounds > 0) {
     const uint32_t gen = o.n_gen.empty() || o.n_gen.front() == 0 ? 128 : o.n_gen.front();
     n = std::max(n, o.depth.front() + gen);
+  }
+  if (o.profile) {  // the profiled decode starts after one untimed token
+    const uint32_t prompt = o.n_prompt.empty() ? 0 : o.n_prompt.front();
+    const uint32_t gen = o.n_gen.empty() ? 0 : o.n_gen.front();
+    n = std::max(n, o.depth.front() + std::max(prompt, gen + 1));
   }
   return n;
 }
@@ -195,7 +254,7 @@ Report run_bench(const BenchOptions& o, const std::string& command_line) {
 
   const std::vector<Planned> tests = plan_tests(o);
   const size_t per_run = tests.size() * static_cast<size_t>(o.warmup + o.repetitions) + static_cast<size_t>(o.rounds) +
-                         (o.probe ? 1 : 0);
+                         (o.probe ? 1 : 0) + (o.profile ? 1 : 0);
   Progress progress(o.progress, per_run * o.models.size() * o.threads.size());
 
   for (const std::string& path : o.models) {
@@ -294,6 +353,12 @@ Report run_bench(const BenchOptions& o, const std::string& command_line) {
       const double wall = seconds_since(wall0);
       if (!tests.empty() && wall > 0) run.cpu_share = (cpu_seconds() - cpu0) / (wall * static_cast<double>(plan.size()));
       run.threads = threads_info(plan, &pool);
+      if (o.profile) {
+        progress.step("profile, " + where);
+        const uint32_t n_prompt = o.n_prompt.empty() ? 0 : o.n_prompt.front();
+        const uint32_t n_gen = o.n_gen.empty() ? 0 : o.n_gen.front();
+        run.profile = profile_pass(session, work, n_prompt, n_gen, o.depth.front(), o.seed);
+      }
 
       if (o.rounds > 0) {
         Sustained& su = run.sustained;

@@ -36,6 +36,7 @@ struct BenchOptions {
   std::string kv_type = "f16";
   uint32_t seed = 42;
   int rounds = 0;                                 // sustained mode
+  bool profile = false;                           // time per operation class
   double interval_s = 0;
   bool hash = true;
   std::string cache_dir;                          // SHA-256 cache; "" = default

@@ -192,6 +192,14 @@ struct Sustained {
   std::string evidence;
 };
 
+// bench --profile: milliseconds per token of one operation class, from an
+// extra prefill and decode pass with the session's profile attached.
+struct ProfileRow {
+  std::string op;  // "matmul Q4_0", "attention", "elementwise", ...
+  double prefill_ms_per_token = kUnknown;
+  double decode_ms_per_token = kUnknown;
+};
+
 // One model at one thread setting.
 struct Run {
   ModelInfo model;
@@ -200,6 +208,7 @@ struct Run {
   std::vector<TestResult> tests;
   Roofline roofline;
   Sustained sustained;
+  std::vector<ProfileRow> profile;  // empty without --profile
   Snapshot before;
   Snapshot after;
   // CPU time the process got during the tests / (wall time x threads): below

@@ -243,6 +243,17 @@ void write_run(JsonWriter& j, const Run& r) {
   j.end_array();
   write_roofline(j, r.roofline);
   write_sustained(j, r.sustained);
+  if (!r.profile.empty()) {  // only with --profile: reports without it keep their keys
+    j.key("profile").begin_array();
+    for (const ProfileRow& p : r.profile) {
+      j.begin_object();
+      str(j, "op", p.op);
+      num(j, "prefill_ms_per_token", p.prefill_ms_per_token);
+      num(j, "decode_ms_per_token", p.decode_ms_per_token);
+      j.end_object();
+    }
+    j.end_array();
+  }
   write_snapshot(j, "before", r.before);
   write_snapshot(j, "after", r.after);
   num(j, "cpu_share", r.cpu_share);

@@ -103,6 +103,22 @@ void roofline_block(std::ostringstream& o, const Run& run) {
   o << "\n";
 }
 
+void profile_block(std::ostringstream& o, const Run& run) {
+  if (run.profile.empty()) return;
+  const ProfileRow& total = run.profile.back();  // the "total" row
+  auto cell = [](double ms, double all) {
+    if (!known(ms)) return std::string("-");
+    return fmt_double(ms, 3) + " (" + (known(all) && all > 0 ? fmt_percent(ms / all) : std::string("-")) + ")";
+  };
+  o << "Where the time goes (--profile; ms per token, share of the total):\n\n"
+    << "| operation | prefill | decode |\n|---|---:|---:|\n";
+  for (const ProfileRow& r : run.profile) {
+    o << "| " << r.op << " | " << cell(r.prefill_ms_per_token, total.prefill_ms_per_token) << " | "
+      << cell(r.decode_ms_per_token, total.decode_ms_per_token) << " |\n";
+  }
+  o << "\n";
+}
+
 void sustained_block(std::ostringstream& o, const Sustained& s) {
   if (s.rounds == 0) return;
   o << "Sustained decode (" << s.rounds << " rounds of " << s.n_gen << " tokens, " << fmt_double(s.interval_s, 1)
@@ -222,6 +238,7 @@ std::string report_markdown(const Report& r) {
       << " threads (below 100%: other processes took the cores); load average " << fmt_double(run.before.load_avg_1m)
       << " before, " << fmt_double(run.after.load_avg_1m) << " after\n\n";
     roofline_block(o, run);
+    profile_block(o, run);
     o << "Clocks before and after (MHz; cap = scaling_max_freq):\n\n";
     clocks_table(o, run);
     thermal_table(o, run);

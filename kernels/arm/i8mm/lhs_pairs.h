@@ -79,4 +79,54 @@ inline float32x4_t load_f16x4(const void* p) {
   return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(static_cast<const uint16_t*>(p))));
 }
 
+// One-instruction helpers for the single-row loops, each where GCC 12 left
+// extra instructions around the intrinsic it replaces (objdump). They work in
+// GCC and clang alike. None declares the memory it reads: valid because the
+// packed weights and activations are written by pack_rhs and pack_lhs before
+// run(), never during it.
+
+// load_f16x4(p), then p += 8, as one post-indexed LDR, so that the LD1 of the
+// block's codes that follows post-increments p too. Written with vld1_u16 and
+// p += 8, GCC gave every tile an ADD (or MOVs between pointer registers).
+inline float32x4_t load_f16x4_post(const uint8_t*& p) {
+  float16x4_t h;
+  asm("ldr %d0, [%1], #8" : "=w"(h), "+r"(p));
+  return vcvt_f32_f16(h);
+}
+
+// The float at p in every lane, then p += stride: one LD1R post-indexed by a
+// register, which saves the ADD of the row pointer per super-block.
+inline float32x4_t ld1r_f32_post(const uint8_t*& p, size_t stride) {
+  float32x4_t v;
+  asm("ld1r {%0.4s}, [%1], %2" : "=w"(v), "+r"(p) : "r"(stride));
+  return v;
+}
+
+// a, b = the 16-byte registers at p + kOffset and p + kOffset + 16, as one
+// LDP. GCC forms LDP only from loads that stay adjacent through register
+// allocation: in the Q6_K single-row loop it left 12 of 40 pairs as two LDR.
+template <int kOffset, class V>
+inline void ldp_q(const uint8_t* p, V& a, V& b) {
+  static_assert(kOffset % 16 == 0 && kOffset >= -1024 && kOffset <= 1008, "LDP Q: imm7 * 16");
+  asm("ldp %q0, %q1, [%2, #%3]" : "=w"(a), "=w"(b) : "r"(p), "i"(kOffset));
+}
+
+// vmmlaq_s32(0, x, w) with the zero made in the result register. With the
+// intrinsic GCC copied a shared zero register into the accumulator, then the
+// accumulator again (2 MOVs per chain).
+inline int32x4_t smmla_from_zero(int8x16_t x, int8x16_t w) {
+  int32x4_t c;
+  asm("movi %0.4s, #0\n\tsmmla %0.4s, %1.16b, %2.16b" : "=&w"(c) : "w"(x), "w"(w));
+  return c;
+}
+
+// tile_row0(c0, c1) in a register of its own. When c0 and c1 are chains that
+// go on accumulating, GCC put the ZIP1 in c0's register and first copied c0
+// elsewhere (a MOV per sub-block in the Q4_K single-row loop).
+inline int32x4_t tile_row0_apart(int32x4_t c0, int32x4_t c1) {
+  int32x4_t d;
+  asm("zip1 %0.2d, %1.2d, %2.2d" : "=&w"(d) : "w"(c0), "w"(c1));
+  return d;
+}
+
 }  // namespace kernels::i8mm

@@ -19,9 +19,11 @@
 // run: tiles of kMr = 8 activation rows x kNr = 4 weight rows. Per sub-block
 // of 32: 4 SMMLA per 2x2 tile, then one integer MLA by the sub-block scales;
 // the mins term sum_j m_j * bsum_j is itself a 2x8 by 2x8 product, done with
-// two SMMLA on the sums split into 7-bit halves (4 SDOT for a single row). Per super-block, per tile:
-// acc += (float(S) * d_w - float(M) * dmin_w) * d_a. The 2x4 form (rows left
-// over, decode) does the same operations per output. m_step 8, n_step 4.
+// two SMMLA on the sums split into 7-bit halves (4 SDOT for a single row).
+// Per super-block, per tile: acc += (float(S) * d_w - float(M) * dmin_w) * d_a.
+// The 2x4 form (rows left over) and the single-row form (decode, row_tiles)
+// do the same float operations per output, on the same S and M. m_step 8,
+// n_step 4.
 #if !defined(__ARM_FEATURE_MATMUL_INT8)
 #error "kernels/arm/i8mm must be compiled with -march=armv8.2-a+dotprod+i8mm"
 #endif
@@ -214,78 +216,189 @@ void tile(size_t nb, const uint8_t* lhs, size_t pair_bytes, const uint8_t* rhs, 
   }
 }
 
-// Byte kByte of each 32-bit lane of v, zero-extended: the scale of sub-block
-// kByte (or kByte + 4) of the lane's row, from decode_scales' registers.
+// One activation row (decode, or the last odd row) against a tile: per output
+// the same integer sums S and M and the same float operations as tile<P>, so a
+// row's result does not depend on the batch it came in.
+//
+// The two SMMLA chains (weight pairs 0 and 1) run through the super-block and
+// D_j, the ZIP1 of their row-0 halves after sub-block j, is their running sum;
+// Abel summation turns S = sum_j sc_j (D_j - D_j-1) into sum_j D_j (sc_j -
+// sc_j+1) (sc_8 = 0): one ZIP1 and one MLA per sub-block, where the 2x4 form
+// spent 2 register clears more. The 6-bit scales differ by at most 63, so the
+// steps are computed on the bytes (SUB), then sign-extended per sub-block.
+// The int32 arithmetic wraps, but it is exact modulo 2^32 and S fits in
+// int32, so S comes out exact. The mins term M takes 4 SDOT on the row's split
+// block sums. Per super-block and tile (objdump): 64 SMMLA, 64 to unpack the
+// nibbles, 37 loads, 16 ZIP1 + MLA, 47 for the scales, steps, mins and float
+// work: 228. Q4_K at M=1, n=2816, k=1024 (kernel_insn, qemu -cpu max):
+// 0.2478 -> 0.2239 instructions per weight; the dotprod tier's Q4_K takes
+// 0.2571.
+
+// sc_j - sc_j+1 of sub-blocks j = 0..3 (steps.val[0]) and 4..7 (val[1]) in
+// decode_scales' layout: byte j % 4 of lane r for row r.
+inline int8x16x2_t scale_steps(const uint8x16x2_t& sc) {
+  const uint32x4_t v0 = vreinterpretq_u32_u8(sc.val[0]), v1 = vreinterpretq_u32_u8(sc.val[1]);
+  const uint32x4_t next0 = vsliq_n_u32(vshrq_n_u32(v0, 8), v1, 24);  // sc_1..sc_4
+  const uint32x4_t next1 = vshrq_n_u32(v1, 8);                        // sc_5..sc_7, 0
+  return {vsubq_s8(vreinterpretq_s8_u32(v0), vreinterpretq_s8_u32(next0)),
+          vsubq_s8(vreinterpretq_s8_u32(v1), vreinterpretq_s8_u32(next1))};
+}
+
+// Byte kByte of each 32-bit lane of v, sign-extended: sub-block kByte's (or
+// kByte + 4's) step of the lane's row.
 template <int kByte>
-inline int32x4_t lane_byte(uint8x16_t v) {
-  const uint32x4_t u = vreinterpretq_u32_u8(v);
-  if constexpr (kByte == 3) return vreinterpretq_s32_u32(vshrq_n_u32(u, 24));
-  if constexpr (kByte == 0) return vreinterpretq_s32_u32(vandq_u32(u, vdupq_n_u32(0xFF)));
-  return vreinterpretq_s32_u32(vandq_u32(vshrq_n_u32(u, 8 * kByte), vdupq_n_u32(0xFF)));
+inline int32x4_t lane_byte(int8x16_t v) {
+  const int32x4_t s = vreinterpretq_s32_s8(v);
+  if constexpr (kByte == 3) return vshrq_n_s32(s, 24);
+  return vshrq_n_s32(vshlq_n_s32(s, 24 - 8 * kByte), 24);
 }
 
-// One sub-block for a single activation row: the two tiles' row-0 halves are
-// joined first, then one MLA by the 4 rows' scales.
-template <bool kHigh>
-inline int32x4_t sub_block_row(const uint8_t* qs_c, const uint8_t* x_s, int32x4_t scales, int32x4_t sum) {
-  int8x16_t w[2][4];
-  load_sub_block<kHigh>(qs_c, w);
-  const int8x16x4_t x = vld1q_s8_x4(reinterpret_cast<const int8_t*>(x_s));
-  return vmlaq_s32(sum, tile_row0(chain4(x, w[0]), chain4(x, w[1])), scales);
+// decode_scales and decode_mins of one tile's planes together, the planes
+// loaded with LDP + LDR at offsets from w (no address to compute) and the
+// mins decoded first (the scales' SLI may then take the third plane in place).
+struct RowPlanes {
+  uint8x16x2_t sc;
+  int8x16x2_t mins;
+};
+
+inline RowPlanes row_planes(const uint8_t* w) {
+  uint8x16_t s0, s1;
+  ldp_q<static_cast<int>(kScalesOffset)>(w, s0, s1);
+  uint8x16_t s2 = vld1q_u8(w + kScalesOffset + 32);
+  RowPlanes r;
+  r.mins.val[1] = vreinterpretq_s8_u8(vsliq_n_u8(vshrq_n_u8(s2, 4), vshrq_n_u8(s1, 6), 4));
+  r.mins.val[0] = vreinterpretq_s8_u8(vandq_u8(s1, vdupq_n_u8(63)));
+  r.sc.val[0] = vandq_u8(s0, vdupq_n_u8(63));
+  r.sc.val[1] = vsliq_n_u8(s2, vshrq_n_u8(s0, 6), 4);
+  return r;
 }
 
-// One activation row (decode, or the last odd row): per output the same
-// integer sums and the same float operations as tile<P>.
-void tile_1x4(size_t nb, const uint8_t* lhs, const uint8_t* rhs, float* y, size_t cols) {
-  float32x4_t acc = vdupq_n_f32(0.0f);
-  for (size_t b = 0; b < nb; ++b) {
-    const uint8_t* w = rhs + b * kPackedBlockBytes;
-    const uint8_t* a = lhs + b * kQ8_KPairBlockBytes;
-    const uint8x16x2_t sc = decode_scales(w + kScalesOffset);
-    const uint8_t* qs = w + kQsOffset;
-    const uint8_t* x = a + kQ8_KQsOffset;
-    int32x4_t sum = vdupq_n_s32(0);
-    sum = sub_block_row<false>(qs, x, lane_byte<0>(sc.val[0]), sum);
-    sum = sub_block_row<true>(qs, x + 64, lane_byte<1>(sc.val[0]), sum);
-    sum = sub_block_row<false>(qs + 128, x + 128, lane_byte<2>(sc.val[0]), sum);
-    sum = sub_block_row<true>(qs + 128, x + 192, lane_byte<3>(sc.val[0]), sum);
-    sum = sub_block_row<false>(qs + 256, x + 256, lane_byte<0>(sc.val[1]), sum);
-    sum = sub_block_row<true>(qs + 256, x + 320, lane_byte<1>(sc.val[1]), sum);
-    sum = sub_block_row<false>(qs + 384, x + 384, lane_byte<2>(sc.val[1]), sum);
-    sum = sub_block_row<true>(qs + 384, x + 448, lane_byte<3>(sc.val[1]), sum);
-    // sum_j m_j * bsum_j of row 0 with SDOT: {bsum_lo[0..7], bsum_hi[0..7]}
-    // of the row against the 4 rows' mins (4 per lane).
-    const int8x16x2_t m = decode_mins(w + kScalesOffset);
-    const int8x16x2_t bsum = vld1q_s8_x2(reinterpret_cast<const int8_t*>(a + kQ8_KBsumOffset));
-    const int8x16_t b0 =
-        vreinterpretq_s8_s64(vzip1q_s64(vreinterpretq_s64_s8(bsum.val[0]), vreinterpretq_s64_s8(bsum.val[1])));
-    const int32x4_t lo = vdotq_laneq_s32(vdotq_laneq_s32(vdupq_n_s32(0), m.val[0], b0, 0), m.val[1], b0, 1);
-    const int32x4_t hi = vdotq_laneq_s32(vdotq_laneq_s32(vdupq_n_s32(0), m.val[0], b0, 2), m.val[1], b0, 3);
-    const int32x4_t msum = vaddq_s32(lo, vshlq_n_s32(hi, 7));
-    const float a0 = *reinterpret_cast<const float*>(a);
-    const float16x8_t d = vreinterpretq_f16_u16(vld1q_u16(reinterpret_cast<const uint16_t*>(w)));  // d[4], dmin[4]
-    const float32x4_t v = vfmsq_f32(vmulq_f32(vcvtq_f32_s32(sum), vcvt_f32_f16(vget_low_f16(d))), vcvtq_f32_s32(msum),
-                                    vcvt_high_f32_f16(d));
-    acc = vfmaq_n_f32(acc, v, a0);
+struct RowChains {
+  int32x4_t c0, c1;  // running SMMLA chains of weight pairs 0 and 1
+  int32x4_t sum;     // S so far
+};
+
+// Sub-block kJ (chunk kJ / 2, its high nibbles when kJ is odd): nib = the
+// chunk's codes, pair q in nib[4q .. 4q + 3]; a = the row's block.
+template <int kJ>
+inline void row_sub_block(const uint8x16_t* nib, const uint8_t* a, int32x4_t step, RowChains& ch) {
+  constexpr int kX = static_cast<int>(kQ8_KQsOffset) + 64 * kJ;
+  int8x16_t x[4];
+  ldp_q<kX>(a, x[0], x[1]);
+  ldp_q<kX + 32>(a, x[2], x[3]);
+#pragma GCC unroll 4
+  for (int g = 0; g < 4; ++g) {
+    const uint8x16_t n0 = nib[g], n1 = nib[4 + g];
+    const int8x16_t w0 = vreinterpretq_s8_u8(kJ % 2 != 0 ? vshrq_n_u8(n0, 4) : vandq_u8(n0, vdupq_n_u8(0x0F)));
+    const int8x16_t w1 = vreinterpretq_s8_u8(kJ % 2 != 0 ? vshrq_n_u8(n1, 4) : vandq_u8(n1, vdupq_n_u8(0x0F)));
+    if (kJ == 0 && g == 0) {
+      ch.c0 = smmla_from_zero(x[0], w0);
+      ch.c1 = smmla_from_zero(x[0], w1);
+    } else {
+      ch.c0 = vmmlaq_s32(ch.c0, x[g], w0);
+      ch.c1 = vmmlaq_s32(ch.c1, x[g], w1);
+    }
   }
-  store_cols(y, acc, cols);
+  const int32x4_t d = tile_row0_apart(ch.c0, ch.c1);
+  ch.sum = kJ == 0 ? vmulq_s32(d, step) : vmlaq_s32(ch.sum, d, step);
 }
+
+// Chunk c (sub-blocks 2c, 2c + 1): its 128 bytes of codes loaded once.
+template <int kC>
+inline void row_chunk(const uint8_t* w, const uint8_t* a, int32x4_t step_lo, int32x4_t step_hi, RowChains& ch) {
+  constexpr int kQs = static_cast<int>(kQsOffset) + 128 * kC;
+  uint8x16_t nib[8];
+  ldp_q<kQs>(w, nib[0], nib[1]);
+  ldp_q<kQs + 32>(w, nib[2], nib[3]);
+  ldp_q<kQs + 64>(w, nib[4], nib[5]);
+  ldp_q<kQs + 96>(w, nib[6], nib[7]);
+  row_sub_block<2 * kC>(nib, a, step_lo, ch);
+  row_sub_block<2 * kC + 1>(nib, a, step_hi, ch);
+}
+
+// acc + the super-block (the row's at a, the tile's at w); a advances to the
+// row's next block.
+__attribute__((always_inline)) inline float32x4_t row_block(float32x4_t acc, const uint8_t*& a, const uint8_t* w,
+                                                             size_t a_stride) {
+  const RowPlanes planes = row_planes(w);
+  const int8x16x2_t steps = scale_steps(planes.sc);
+  RowChains ch;
+  row_chunk<0>(w, a, lane_byte<0>(steps.val[0]), lane_byte<1>(steps.val[0]), ch);
+  row_chunk<1>(w, a, lane_byte<2>(steps.val[0]), lane_byte<3>(steps.val[0]), ch);
+  row_chunk<2>(w, a, lane_byte<0>(steps.val[1]), lane_byte<1>(steps.val[1]), ch);
+  row_chunk<3>(w, a, lane_byte<2>(steps.val[1]), lane_byte<3>(steps.val[1]), ch);
+  // sum_j m_j * bsum_j of the row with SDOT: {bsum_lo[0..7], bsum_hi[0..7]}
+  // of the row against the 4 rows' mins (4 per lane); the high part first,
+  // shifted, then accumulating the low part.
+  const int8x16x2_t& m = planes.mins;
+  int8x16_t lo, hi;
+  ldp_q<static_cast<int>(kQ8_KBsumOffset)>(a, lo, hi);
+  const int8x16_t b0 = vreinterpretq_s8_s64(vzip1q_s64(vreinterpretq_s64_s8(lo), vreinterpretq_s64_s8(hi)));
+  int32x4_t msum = vdotq_laneq_s32(vdotq_laneq_s32(vdupq_n_s32(0), m.val[0], b0, 2), m.val[1], b0, 3);
+  msum = vdotq_laneq_s32(vdotq_laneq_s32(vshlq_n_s32(msum, 7), m.val[0], b0, 0), m.val[1], b0, 1);
+  const float16x8_t d = vreinterpretq_f16_u16(vld1q_u16(reinterpret_cast<const uint16_t*>(w)));  // d[4], dmin[4]
+  const float32x4_t v = vfmsq_f32(vmulq_f32(vcvtq_f32_s32(ch.sum), vcvt_f32_f16(vget_low_f16(d))),
+                                  vcvtq_f32_s32(msum), vcvt_high_f32_f16(d));
+  return vfmaq_f32(acc, v, ld1r_f32_post(a, a_stride));
+}
+
+// One tile against the row: the 4 outputs. w = the tile's first super-block,
+// and then the next tile's (tiles are contiguous); nb >= 1.
+__attribute__((always_inline)) inline float32x4_t row_tile(const uint8_t* a, const uint8_t* a_end, const uint8_t*& w) {
+  float32x4_t acc = vdupq_n_f32(0.0f);
+  const size_t a_stride = kQ8_KPairBlockBytes;
+  do {
+    acc = row_block(acc, a, w, a_stride);
+    w += kPackedBlockBytes;
+  } while (a != a_end);
+  return acc;
+}
+
+// One activation row against `rows` weight rows (the tiles from rhs on).
+__attribute__((noinline)) void row_tiles(size_t nb, const uint8_t* lhs, const uint8_t* rhs, float* y, size_t rows) {
+  if (nb == 0) {
+    for (size_t j = 0; j < rows; ++j) y[j] = 0.0f;
+    return;
+  }
+  const uint8_t* lhs_end = lhs + nb * kQ8_KPairBlockBytes;
+  size_t n0 = 0;
+  for (; n0 + kNr <= rows; n0 += kNr) vst1q_f32(y + n0, row_tile(lhs, lhs_end, rhs));
+  if (n0 < rows) store_cols(y + n0, row_tile(lhs, lhs_end, rhs), rows - n0);
+}
+
+// The row pairs of `m` rows (8 at a time, then 2) against `rows` weight rows
+// (tiles from rhs on), tile by tile. Kept out of run() (noinline), like
+// row_tiles: run()'s other loops then do not change GCC's code around the
+// 8-row tile calls (M=64 is not above its count before the single-row form).
+__attribute__((noinline)) void pairs(size_t m, size_t nb, const uint8_t* lhs, const uint8_t* rhs, float* y, size_t ldy,
+                                     size_t rows) {
+  const size_t pair_bytes = nb * kQ8_KPairBlockBytes;
+  for (size_t n0 = 0; n0 < rows; n0 += kNr, rhs += nb * kPackedBlockBytes, y += kNr) {
+    const size_t cols = rows - n0 < kNr ? rows - n0 : kNr;
+    size_t m0 = 0;
+    for (; m0 + kMr <= m; m0 += kMr)
+      tile<4>(nb, lhs + m0 / 2 * pair_bytes, pair_bytes, rhs, y + m0 * ldy, ldy, kMr, cols);
+    for (; m0 + 2 <= m; m0 += 2) tile<1>(nb, lhs + m0 / 2 * pair_bytes, pair_bytes, rhs, y + m0 * ldy, ldy, 2, cols);
+  }
+}
+
+// Weight tiles outside (each streamed once from memory), activation rows
+// inside, 8 at a time, then pairs; an odd last row runs after each group of
+// kRowTiles tiles, while the group's weights are still in cache (groups are
+// the whole of n when there is no such row, or no other).
+constexpr size_t kRowTiles = 8;
 
 void run(size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_packed, float* dst, size_t dst_stride) {
   const size_t nb = k / kBlock;
-  const size_t pair_bytes = nb * kQ8_KPairBlockBytes;
   const auto* lhs = static_cast<const uint8_t*>(lhs_packed);
   const auto* rhs = static_cast<const uint8_t*>(rhs_packed);
-  for (size_t n0 = 0; n0 < n; n0 += kNr) {
-    const uint8_t* w = rhs + n0 / kNr * nb * kPackedBlockBytes;
-    const size_t cols = n - n0 < kNr ? n - n0 : kNr;
-    float* y = dst + n0;
-    size_t m0 = 0;
-    for (; m0 + kMr <= m; m0 += kMr)
-      tile<4>(nb, lhs + m0 / 2 * pair_bytes, pair_bytes, w, y + m0 * dst_stride, dst_stride, kMr, cols);
-    for (; m0 + 2 <= m; m0 += 2)
-      tile<1>(nb, lhs + m0 / 2 * pair_bytes, pair_bytes, w, y + m0 * dst_stride, dst_stride, 2, cols);
-    if (m0 < m) tile_1x4(nb, lhs + m0 / 2 * pair_bytes, w, y + m0 * dst_stride, cols);
+  const uint8_t* last_row = lhs + m / 2 * nb * kQ8_KPairBlockBytes;
+  const size_t group_rows = m == 1 || m % 2 == 0 ? n : kRowTiles * kNr;
+  for (size_t g0 = 0; g0 < n; g0 += group_rows) {
+    const uint8_t* w = rhs + g0 / kNr * nb * kPackedBlockBytes;
+    const size_t rows = n - g0 < group_rows ? n - g0 : group_rows;
+    if (m >= 2) pairs(m, nb, lhs, w, dst + g0, dst_stride, rows);
+    if (m % 2 != 0) row_tiles(nb, last_row, w, dst + (m - 1) * dst_stride + g0, rows);
   }
 }
 

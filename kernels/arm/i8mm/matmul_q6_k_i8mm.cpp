@@ -19,8 +19,9 @@
 //
 // run: tiles of kMr = 8 activation rows x kNr = 4 weight rows. Per sub-block
 // of 16: 2 SMMLA per 2x2 tile, then one integer MLA by the sub-block scales;
-// per super-block acc += float(S) * d_w * d_a. The 2x4 form (rows left over,
-// decode) does the same operations per output. m_step 8, n_step 4.
+// per super-block acc += float(S) * d_w * d_a. The 2x4 form (rows left over)
+// and the single-row form (decode, row_tiles) do the same float operations
+// per output, on the same S. m_step 8, n_step 4.
 #if !defined(__ARM_FEATURE_MATMUL_INT8)
 #error "kernels/arm/i8mm must be compiled with -march=armv8.2-a+dotprod+i8mm"
 #endif
@@ -28,6 +29,7 @@
 #include <arm_neon.h>
 
 #include <cstring>
+#include <type_traits>
 
 #include "kernels/arm/i8mm/kernel_defs.h"
 #include "kernels/arm/i8mm/lhs_pairs.h"
@@ -194,63 +196,193 @@ void tile(size_t nb, const uint8_t* lhs, size_t pair_bytes, const uint8_t* rhs, 
   }
 }
 
-// half_chunk for a single activation row: the two tiles' row-0 halves are
-// joined before one MLA by the 4 rows' scales.
-template <int kHalf>
-inline int32x4_t half_chunk_row(const uint8_t* bits, const uint8_t* scales, const uint8_t* x, int32x4_t sum) {
-  int32x4_t scale[4];
-  load_scales<kHalf>(scales, scale);
-  Codes g[2][2];
-#pragma GCC unroll 2
-  for (int q = 0; q < 2; ++q) {
-    g[q][0] = decode_codes(bits + 48 * q);
-    g[q][1] = decode_codes(bits + 96 + 48 * q);
-  }
-#pragma GCC unroll 4
-  for (int e = 0; e < 4; ++e) {
-    const int8x16x2_t xe = vld1q_s8_x2(reinterpret_cast<const int8_t*>(x + 64 * e + 32 * kHalf));
-    const int32x4_t t = tile_row0(chain2(xe, g[0][0].e[e], g[0][1].e[e]), chain2(xe, g[1][0].e[e], g[1][1].e[e]));
-    sum = vmlaq_s32(sum, t, scale[e]);
-  }
-  return sum;
+// One activation row (decode, or the last odd row) against a tile: per output
+// the same integer sum S and the same float operations as tile<P>, so a row's
+// result does not depend on the batch it came in.
+//
+// The 2x4 form of the sub-block loop spent, per sub-block, 2 register clears,
+// a ZIP1 and an MLA on 4 SMMLA. Here the two chains (weight pairs 0 and 1)
+// run through the whole super-block and D_s, the ZIP1 of their row-0 halves
+// after sub-block s, is their running sum; Abel summation turns
+// S = sum_s sc_s (D_s - D_s-1) into S = sum_s D_s (sc_s - sc_next), with
+// sc_next the scale of the sub-block processed next (0 after the last):
+// one ZIP1 and one MLA per sub-block. The int32 arithmetic wraps, but it is
+// exact modulo 2^32 and S fits in int32 (|S| < 2^29), so S comes out exact.
+// The scale differences come from SSUBL, which widens as it subtracts: they
+// cost one EXT per 4 sub-blocks over the plain scales. The 4th code of each
+// 3 bytes is rebuilt with SHL and 2 SLI (3 instructions, 5 with
+// decode_codes' order).
+//
+// Processing order: chunk c, half h, then e = 0..3: sub-block 8c + 2e + h.
+// Per super-block and tile (objdump): 64 SMMLA, 96 to decode the codes,
+// 40 LDP, 16 ZIP1 + 16 MLA, 30 for the scale steps, 12 else: 274. Q6_K at
+// M=1, n=32000, k=1024 (kernel_insn, qemu -cpu max): 0.4197 -> 0.2688
+// instructions per weight; the dotprod tier's Q6_K takes 0.2856.
+
+// The scales of chunk c's halves in processing order, as int8 {rows 0..3} per
+// sub-block: val[h] = sub-blocks 8c + h + 2e, e = 0..3 (LD2 splits the 32-bit
+// groups into even and odd sub-blocks).
+inline int8x16x2_t chunk_scales(const uint8_t* scales) {
+  const uint32x4x2_t v = vld2q_u32(reinterpret_cast<const uint32_t*>(scales));
+  return {vreinterpretq_s8_u32(v.val[0]), vreinterpretq_s8_u32(v.val[1])};
 }
 
-// One activation row (decode, or the last odd row): per output the same
-// integer sums and float operations as tile<P>.
-void tile_1x4(size_t nb, const uint8_t* lhs, const uint8_t* rhs, float* y, size_t cols) {
-  float32x4_t acc = vdupq_n_f32(0.0f);
-  for (size_t b = 0; b < nb; ++b) {
-    const uint8_t* w = rhs + b * kPackedBlockBytes;
-    const uint8_t* a = lhs + b * kQ8_KPairBlockBytes;
-    int32x4_t sum = vdupq_n_s32(0);
-#pragma GCC unroll 1
-    for (int c = 0; c < 2; ++c) {
-      const uint8_t* scales = w + kScalesOffset + 32 * c;
-      const uint8_t* x = a + kQ8_KQsOffset + 256 * c;
-      sum = half_chunk_row<0>(w + bits_offset(c, 0, 0), scales, x, sum);
-      sum = half_chunk_row<1>(w + bits_offset(c, 2, 0), scales, x, sum);
-    }
-    const float a0 = *reinterpret_cast<const float*>(a);
-    acc = vfmaq_f32(acc, vcvtq_f32_s32(sum), vmulq_n_f32(load_f16x4(w), a0));
+// sc_s - sc_next for the 4 sub-blocks of a half, as int16 {rows 0..3} x
+// (e = 0, 1) and (e = 2, 3): `cur` holds their scales, `next` those of the
+// following half (0 after the last).
+struct ScaleSteps {
+  int16x8_t e01, e23;
+
+  ScaleSteps(int8x16_t cur, int8x16_t next) {
+    const int8x16_t following = vextq_s8(cur, next, 4);
+    e01 = vsubl_s8(vget_low_s8(cur), vget_low_s8(following));
+    e23 = vsubl_high_s8(cur, following);
   }
-  store_cols(y, acc, cols);
+
+  template <int kE>
+  inline int32x4_t get() const {
+    if constexpr (kE == 0) return vmovl_s16(vget_low_s16(e01));
+    if constexpr (kE == 1) return vmovl_high_s16(e01);
+    if constexpr (kE == 2) return vmovl_s16(vget_low_s16(e23));
+    return vmovl_high_s16(e23);
+  }
+};
+
+// The 192 bytes of codes of half h of chunk c: register 3u + i (u = 2g' + q,
+// the group (g', q) = (0, 0), (0, 1), (1, 0), (1, 1); i = 0..2: R0, R1, R2).
+// Loaded with 6 LDP: out of three 4-register LD1, GCC 12 copied every
+// register once more (objdump).
+struct HalfBits {
+  uint8x16_t r[12];
+
+  template <int kOffset>
+  HalfBits(const uint8_t* w8, std::integral_constant<int, kOffset>) {
+    ldp_q<kOffset>(w8, r[0], r[1]);
+    ldp_q<kOffset + 32>(w8, r[2], r[3]);
+    ldp_q<kOffset + 64>(w8, r[4], r[5]);
+    ldp_q<kOffset + 96>(w8, r[6], r[7]);
+    ldp_q<kOffset + 128>(w8, r[8], r[9]);
+    ldp_q<kOffset + 160>(w8, r[10], r[11]);
+  }
+
+  // Code e (0..3) of group u (decode_codes' e[e]), as int8 4 * (q - 32).
+  template <int kU, int kE>
+  inline int8x16_t code() const {
+    if constexpr (kE < 3) return vreinterpretq_s8_u8(vandq_u8(r[3 * kU + kE], vdupq_n_u8(0xFC)));
+    const uint8x16_t t = vsliq_n_u8(vshlq_n_u8(r[3 * kU + 2], 2), r[3 * kU + 1], 4);
+    return vreinterpretq_s8_u8(vsliq_n_u8(t, r[3 * kU], 6));
+  }
+};
+
+struct RowChains {
+  int32x4_t c0, c1;  // running SMMLA chains of weight pairs 0 and 1
+  int32x4_t sum;     // S so far
+};
+
+// Sub-block e of a half; the row's chunks of the half start at a + kX.
+template <int kX, int kE, bool kFirst>
+inline void row_sub_block(const HalfBits& r, const uint8_t* a, const ScaleSteps& steps, RowChains& ch) {
+  int8x16_t x0, x1;
+  ldp_q<kX + 64 * kE>(a, x0, x1);
+  if constexpr (kFirst) {
+    ch.c0 = smmla_from_zero(x0, r.code<0, kE>());
+    ch.c1 = smmla_from_zero(x0, r.code<1, kE>());
+  } else {
+    ch.c0 = vmmlaq_s32(ch.c0, x0, r.code<0, kE>());
+    ch.c1 = vmmlaq_s32(ch.c1, x0, r.code<1, kE>());
+  }
+  ch.c0 = vmmlaq_s32(ch.c0, x1, r.code<2, kE>());
+  ch.c1 = vmmlaq_s32(ch.c1, x1, r.code<3, kE>());
+  ch.sum = vmlaq_s32(ch.sum, tile_row0(ch.c0, ch.c1), steps.get<kE>());
 }
+
+// Half h of chunk c: w8 = the tile's super-block + 8 (LDP offsets are
+// multiples of 16), a = the row's block.
+template <int kC, int kH>
+inline void row_half(const uint8_t* w8, const uint8_t* a, int8x16_t cur, int8x16_t next, RowChains& ch) {
+  constexpr int kX = static_cast<int>(kQ8_KQsOffset) + 256 * kC + 32 * kH;
+  const HalfBits r(w8, std::integral_constant<int, static_cast<int>(bits_offset(kC, 2 * kH, 0)) - 8>{});
+  const ScaleSteps steps(cur, next);
+  row_sub_block<kX, 0, kC + kH == 0>(r, a, steps, ch);
+  row_sub_block<kX, 1, false>(r, a, steps, ch);
+  row_sub_block<kX, 2, false>(r, a, steps, ch);
+  row_sub_block<kX, 3, false>(r, a, steps, ch);
+}
+
+// acc + the super-block (the row's at a, the tile's at w8 - 8); a advances
+// to the row's next block.
+__attribute__((always_inline)) inline float32x4_t row_block(float32x4_t acc, const uint8_t*& a, const uint8_t* w8,
+                                                             size_t a_stride) {
+  RowChains ch;
+  ch.sum = vdupq_n_s32(0);
+  const int8x16x2_t sc0 = chunk_scales(w8);
+  row_half<0, 0>(w8, a, sc0.val[0], sc0.val[1], ch);
+  const int8x16x2_t sc1 = chunk_scales(w8 + 32);
+  row_half<0, 1>(w8, a, sc0.val[1], sc1.val[0], ch);
+  row_half<1, 0>(w8, a, sc1.val[0], sc1.val[1], ch);
+  row_half<1, 1>(w8, a, sc1.val[1], vdupq_n_s8(0), ch);
+  const float32x4_t a0 = ld1r_f32_post(a, a_stride);
+  return vfmaq_f32(acc, vcvtq_f32_s32(ch.sum), vmulq_f32(load_f16x4(w8 - 8), a0));
+}
+
+// One tile against the row: the 4 outputs. w8 = the tile's first super-block
+// + 8, and then the next tile's (tiles are contiguous); nb >= 1.
+__attribute__((always_inline)) inline float32x4_t row_tile(const uint8_t* a, const uint8_t* a_end, const uint8_t*& w8) {
+  float32x4_t acc = vdupq_n_f32(0.0f);
+  const size_t a_stride = kQ8_KPairBlockBytes;
+  do {
+    acc = row_block(acc, a, w8, a_stride);
+    w8 += kPackedBlockBytes;
+  } while (a != a_end);
+  return acc;
+}
+
+// One activation row against `rows` weight rows (the tiles from rhs on).
+__attribute__((noinline)) void row_tiles(size_t nb, const uint8_t* lhs, const uint8_t* rhs, float* y, size_t rows) {
+  if (nb == 0) {
+    for (size_t j = 0; j < rows; ++j) y[j] = 0.0f;
+    return;
+  }
+  const uint8_t* lhs_end = lhs + nb * kQ8_KPairBlockBytes;
+  const uint8_t* w8 = rhs + 8;
+  size_t n0 = 0;
+  for (; n0 + kNr <= rows; n0 += kNr) vst1q_f32(y + n0, row_tile(lhs, lhs_end, w8));
+  if (n0 < rows) store_cols(y + n0, row_tile(lhs, lhs_end, w8), rows - n0);
+}
+
+// The row pairs of `m` rows (8 at a time, then 2) against `rows` weight rows
+// (tiles from rhs on), tile by tile. Kept out of run() (noinline), like
+// row_tiles: run()'s other loops then do not change GCC's code around the
+// 8-row tile calls (M=64 is not above its count before the single-row form).
+__attribute__((noinline)) void pairs(size_t m, size_t nb, const uint8_t* lhs, const uint8_t* rhs, float* y, size_t ldy,
+                                     size_t rows) {
+  const size_t pair_bytes = nb * kQ8_KPairBlockBytes;
+  for (size_t n0 = 0; n0 < rows; n0 += kNr, rhs += nb * kPackedBlockBytes, y += kNr) {
+    const size_t cols = rows - n0 < kNr ? rows - n0 : kNr;
+    size_t m0 = 0;
+    for (; m0 + kMr <= m; m0 += kMr)
+      tile<4>(nb, lhs + m0 / 2 * pair_bytes, pair_bytes, rhs, y + m0 * ldy, ldy, kMr, cols);
+    for (; m0 + 2 <= m; m0 += 2) tile<1>(nb, lhs + m0 / 2 * pair_bytes, pair_bytes, rhs, y + m0 * ldy, ldy, 2, cols);
+  }
+}
+
+// Weight tiles outside (each streamed once from memory), activation rows
+// inside, 8 at a time, then pairs; an odd last row runs after each group of
+// kRowTiles tiles, while the group's weights are still in cache (groups are
+// the whole of n when there is no such row, or no other).
+constexpr size_t kRowTiles = 8;
 
 void run(size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_packed, float* dst, size_t dst_stride) {
   const size_t nb = k / kBlock;
-  const size_t pair_bytes = nb * kQ8_KPairBlockBytes;
   const auto* lhs = static_cast<const uint8_t*>(lhs_packed);
   const auto* rhs = static_cast<const uint8_t*>(rhs_packed);
-  for (size_t n0 = 0; n0 < n; n0 += kNr) {
-    const uint8_t* w = rhs + n0 / kNr * nb * kPackedBlockBytes;
-    const size_t cols = n - n0 < kNr ? n - n0 : kNr;
-    float* y = dst + n0;
-    size_t m0 = 0;
-    for (; m0 + kMr <= m; m0 += kMr)
-      tile<4>(nb, lhs + m0 / 2 * pair_bytes, pair_bytes, w, y + m0 * dst_stride, dst_stride, kMr, cols);
-    for (; m0 + 2 <= m; m0 += 2)
-      tile<1>(nb, lhs + m0 / 2 * pair_bytes, pair_bytes, w, y + m0 * dst_stride, dst_stride, 2, cols);
-    if (m0 < m) tile_1x4(nb, lhs + m0 / 2 * pair_bytes, w, y + m0 * dst_stride, cols);
+  const uint8_t* last_row = lhs + m / 2 * nb * kQ8_KPairBlockBytes;
+  const size_t group_rows = m == 1 || m % 2 == 0 ? n : kRowTiles * kNr;
+  for (size_t g0 = 0; g0 < n; g0 += group_rows) {
+    const uint8_t* w = rhs + g0 / kNr * nb * kPackedBlockBytes;
+    const size_t rows = n - g0 < group_rows ? n - g0 : group_rows;
+    if (m >= 2) pairs(m, nb, lhs, w, dst + g0, dst_stride, rows);
+    if (m % 2 != 0) row_tiles(nb, last_row, w, dst + (m - 1) * dst_stride + g0, rows);
   }
 }
 

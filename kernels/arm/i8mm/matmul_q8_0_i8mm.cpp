@@ -11,7 +11,8 @@
 // LHS (pack_lhs): Q8_0 pairs (lhs_pairs.h).
 //
 // run: tiles_q8_0.h: 8 activation rows x 4 weight rows, 32 SMMLA per block;
-// 2x4 and 1x4 forms for the rows left over. m_step 8, n_step 4.
+// 2x4 form for the rows left over, and a last single row (decode) on 8 tiles
+// at once. m_step 8, n_step 4.
 #if !defined(__ARM_FEATURE_MATMUL_INT8)
 #error "kernels/arm/i8mm must be compiled with -march=armv8.2-a+dotprod+i8mm"
 #endif
@@ -65,6 +66,24 @@ struct Rhs {
     r.d = load_f16x4(p);
     const int8x16x4_t q0 = vld1q_s8_x4(reinterpret_cast<const int8_t*>(p + 8));
     const int8x16x4_t q1 = vld1q_s8_x4(reinterpret_cast<const int8_t*>(p + 72));
+    for (int c = 0; c < 4; ++c) {
+      r.w[0][c] = q0.val[c];
+      r.w[1][c] = q1.val[c];
+    }
+    return r;
+  }
+
+  // load(p) with post-indexed loads (p += 136). The empty asm keeps GCC 12
+  // from folding the two p += 64 into one ADD on a copy of p (2 more
+  // instructions per tile and block, objdump).
+  static TileWeights load_next(const uint8_t*& p) {
+    TileWeights r;
+    r.d = load_f16x4_post(p);
+    const int8x16x4_t q0 = vld1q_s8_x4(reinterpret_cast<const int8_t*>(p));
+    p += 64;
+    asm("" : "+r"(p));
+    const int8x16x4_t q1 = vld1q_s8_x4(reinterpret_cast<const int8_t*>(p));
+    p += 64;
     for (int c = 0; c < 4; ++c) {
       r.w[0][c] = q0.val[c];
       r.w[1][c] = q1.val[c];

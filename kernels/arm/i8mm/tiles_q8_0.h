@@ -2,13 +2,14 @@
 // pairs (Q4_0 and Q8_0 weights): one scale per block of 32 on each side.
 //
 // A weight format supplies `Rhs`:
-//   static constexpr size_t kTileBlockBytes;     // one block of a 4-row tile
-//   static TileWeights load(const uint8_t* p);  // 2 pairs x 4 chunks of int8
+//   static constexpr size_t kTileBlockBytes;          // one block of a 4-row tile
+//   static TileWeights load(const uint8_t* p);       // 2 pairs x 4 chunks of int8
+//   static TileWeights load_next(const uint8_t*& p);  // load(p), p += kTileBlockBytes
 // and the loops below do the rest. Per block, per pair of activation rows and
 // pair of weight rows: 4 SMMLA (chunks 0..3) into a 2x2 integer tile, then
-// acc += float(tile) * (d_w * d_a) with one FMA. The 8x4, 2x4 and 1x4 forms
-// perform the same float operations on every output, so a result never
-// depends on how the caller split the rows.
+// acc += float(tile) * (d_w * d_a) with one FMA. The 8x4 and 2x4 forms and
+// the single-row form (q8_0_row_tiles) perform the same float operations on
+// every output, so a result never depends on how the caller split the rows.
 #pragma once
 
 #include <arm_neon.h>
@@ -64,44 +65,152 @@ void q8_0_tile(size_t nb, const uint8_t* lhs, size_t pair_bytes, const uint8_t* 
   }
 }
 
-// One activation row (decode): the row-0 halves of the two tiles are joined
-// before the float work, which is then per output the same convert and FMA
-// with the same product d_w * d_a.
-template <class Rhs>
-void q8_0_tile_1x4(size_t nb, const uint8_t* lhs, const uint8_t* rhs, float* y, size_t cols) {
-  float32x4_t acc = vdupq_n_f32(0.0f);
-  // Two blocks per iteration: the loop overhead is 4 of ~31 instructions.
-#pragma GCC unroll 2
-  for (size_t b = 0; b < nb; ++b) {
-    const TileWeights w = Rhs::load(rhs + b * Rhs::kTileBlockBytes);
-    const uint8_t* a = lhs + b * kQ8_0PairBlockBytes;
-    const float a0 = *reinterpret_cast<const float*>(a);
-    const int8x16x4_t x = vld1q_s8_x4(reinterpret_cast<const int8_t*>(a + 16));
-    const int32x4_t s = tile_row0(q8_0_tile_sum(x, w.w[0]), q8_0_tile_sum(x, w.w[1]));
-    acc = vfmaq_f32(acc, vcvtq_f32_s32(s), vmulq_n_f32(w.d, a0));
+// One activation row (decode, and the odd last row of a batch) against G
+// tiles of 4 weight rows, each weight block streamed once per call.
+//
+// SMMLA does 2x2 dot products of 8 codes; with one activation row, half of
+// them are wasted whatever the operands. The 2x4 form (q8_0_tile<Rhs, 1>)
+// spends per block and tile 2 register clears and a ZIP1 to put the useful
+// halves of two chains together. Here the row's codes are loaded twice, as
+// lo[c] = [x_c | 0] and hi[c] = [0 | x_c] (LDR D, then EXT): lo against the
+// weight pair (0, 1) feeds lanes 0-1 of a chain, hi against the pair (2, 3)
+// lanes 2-3, so one chain holds the 4 outputs. The zero halves also keep out
+// the other row of the pair (the zero row, or a row this call does not
+// compute). The row's 8 loads and EXTs are shared by G = 8 tiles.
+//
+// Per output the float work is that of q8_0_tile: acc = fma(acc, float(S_b),
+// d_w * d_a), block by block, so a row's result does not depend on the batch
+// it came in. Per block and tile (objdump, Q4_0): 8 SMMLA, 8 to unpack the
+// nibbles, 7 more, and 1/8 of the row's 13. Instructions per weight at M=1
+// (kernel_insn, n=2816, k=1024, qemu -cpu max): Q4_0 0.2447 -> 0.194, Q8_0
+// 0.1973 -> 0.139; the dotprod tier's Q4_0 takes 0.272.
+struct RowCodes {
+  int8x16_t lo[4], hi[4];  // [x_c | 0] and [0 | x_c], codes 8c..8c+7 of the row
+  float32x4_t scale;       // lane 0: the row's d_a
+};
+
+inline RowCodes load_row_codes(const uint8_t* a) {
+  RowCodes x;
+  x.scale = vld1q_f32(reinterpret_cast<const float*>(a));
+#pragma GCC unroll 4
+  for (int c = 0; c < 4; ++c) {
+    x.lo[c] = vcombine_s8(vld1_s8(reinterpret_cast<const int8_t*>(a + 16 + 16 * c)), vdup_n_s8(0));
+    x.hi[c] = vextq_s8(x.lo[c], x.lo[c], 8);
   }
-  store_cols(y, acc, cols);
+  return x;
+}
+
+// G tiles as nested members rather than arrays: GCC 12 keeps each tile's
+// pointer and accumulator in a register then, where arrays cost a MOV per
+// tile and block (objdump).
+template <class Rhs, int G>
+struct RowTiles {
+  float32x4_t acc = vdupq_n_f32(0.0f);
+  const uint8_t* w;  // the tile's next block
+  RowTiles<Rhs, G - 1> rest;
+
+  RowTiles(const uint8_t* rhs, size_t tile_bytes) : w(rhs), rest(rhs + tile_bytes, tile_bytes) {}
+
+  inline __attribute__((always_inline)) void block(const RowCodes& x) {
+    const TileWeights t = Rhs::load_next(w);
+    int32x4_t s = smmla_from_zero(x.lo[0], t.w[0][0]);
+    s = vmmlaq_s32(s, x.lo[1], t.w[0][1]);
+    s = vmmlaq_s32(s, x.lo[2], t.w[0][2]);
+    s = vmmlaq_s32(s, x.lo[3], t.w[0][3]);
+    s = vmmlaq_s32(s, x.hi[0], t.w[1][0]);
+    s = vmmlaq_s32(s, x.hi[1], t.w[1][1]);
+    s = vmmlaq_s32(s, x.hi[2], t.w[1][2]);
+    s = vmmlaq_s32(s, x.hi[3], t.w[1][3]);
+    acc = vfmaq_f32(acc, vcvtq_f32_s32(s), vmulq_laneq_f32(t.d, x.scale, 0));
+    rest.block(x);
+  }
+
+  // 4 outputs per tile; `cols` (1..4) for the last one.
+  inline __attribute__((always_inline)) void store(float* y, size_t cols) {
+    if constexpr (G == 1) {
+      store_cols(y, acc, cols);
+    } else {
+      vst1q_f32(y, acc);
+      rest.store(y + 4, cols);
+    }
+  }
+};
+
+template <class Rhs>
+struct RowTiles<Rhs, 0> {
+  RowTiles(const uint8_t*, size_t) {}
+  void block(const RowCodes&) {}
+};
+
+// G consecutive tiles (tile t at rhs + t * tile_bytes) against one row.
+template <class Rhs, int G>
+__attribute__((noinline)) void q8_0_row_tiles(size_t nb, const uint8_t* lhs, const uint8_t* rhs, size_t tile_bytes,
+                                              float* y, size_t cols) {
+  RowTiles<Rhs, G> tiles(rhs, tile_bytes);
+  // The row advances by pointer, not by index: with lhs + b * 80, GCC 12 gave
+  // the tile pointers a shared index and 2 MOVs per tile and block.
+  for (size_t b = 0; b < nb; ++b, lhs += kQ8_0PairBlockBytes) tiles.block(load_row_codes(lhs));
+  tiles.store(y, cols);
+}
+
+inline constexpr size_t kQ8_0RowTiles = 8;  // tiles per single-row pass
+
+// One row against `rows` weight rows (tiles from rhs on), in runs of 8, 4, 2
+// and 1 tiles. This and q8_0_pairs stay out of q8_0_run (noinline): inlined,
+// they changed GCC's code around the 8-row tile calls, and M=64 took up to
+// 0.1% more instructions than before the single-row form.
+template <class Rhs>
+__attribute__((noinline)) void q8_0_row(size_t nb, const uint8_t* lhs, const uint8_t* rhs, size_t tile_bytes,
+                                        float* y, size_t rows) {
+  for (size_t n0 = 0; n0 < rows;) {
+    const size_t left = (rows - n0 + kQ8_0TileRows - 1) / kQ8_0TileRows;
+    const size_t g = left >= 8 ? 8 : left >= 4 ? 4 : left >= 2 ? 2 : 1;
+    const size_t end = n0 + g * kQ8_0TileRows;
+    const size_t cols = (rows < end ? rows : end) - (end - kQ8_0TileRows);
+    const uint8_t* w = rhs + n0 / kQ8_0TileRows * tile_bytes;
+    if (g == 8) q8_0_row_tiles<Rhs, 8>(nb, lhs, w, tile_bytes, y + n0, cols);
+    if (g == 4) q8_0_row_tiles<Rhs, 4>(nb, lhs, w, tile_bytes, y + n0, cols);
+    if (g == 2) q8_0_row_tiles<Rhs, 2>(nb, lhs, w, tile_bytes, y + n0, cols);
+    if (g == 1) q8_0_row_tiles<Rhs, 1>(nb, lhs, w, tile_bytes, y + n0, cols);
+    n0 = end;
+  }
+}
+
+// The row pairs of `m` rows (8 at a time, then 2) against `rows` weight rows
+// (tiles from rhs on), tile by tile.
+template <class Rhs>
+__attribute__((noinline)) void q8_0_pairs(size_t m, size_t nb, const uint8_t* lhs, const uint8_t* rhs,
+                                          size_t tile_bytes, float* y, size_t ldy, size_t rows) {
+  const size_t pair_bytes = nb * kQ8_0PairBlockBytes;
+  for (size_t n0 = 0; n0 < rows; n0 += kQ8_0TileRows, rhs += tile_bytes, y += kQ8_0TileRows) {
+    const size_t cols = rows - n0 < kQ8_0TileRows ? rows - n0 : kQ8_0TileRows;
+    size_t m0 = 0;
+    for (; m0 + 8 <= m; m0 += 8)
+      q8_0_tile<Rhs, 4>(nb, lhs + m0 / 2 * pair_bytes, pair_bytes, rhs, y + m0 * ldy, ldy, 8, cols);
+    for (; m0 + 2 <= m; m0 += 2)
+      q8_0_tile<Rhs, 1>(nb, lhs + m0 / 2 * pair_bytes, pair_bytes, rhs, y + m0 * ldy, ldy, 2, cols);
+  }
 }
 
 // The run() of a kernel: weight tiles outside (each streamed once from memory),
-// activation rows inside, 8 at a time, then pairs, then a last single row.
+// activation rows inside, 8 at a time, then pairs. An odd last row runs after
+// each group of kQ8_0RowTiles tiles, on the whole group at once, while the
+// group's weights are still in cache.
 template <class Rhs>
 void q8_0_run(size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_packed, float* dst,
               size_t dst_stride) {
   const size_t nb = k / 32;
-  const size_t pair_bytes = nb * kQ8_0PairBlockBytes;
+  const size_t tile_bytes = nb * Rhs::kTileBlockBytes;
   const auto* lhs = static_cast<const uint8_t*>(lhs_packed);
   const auto* rhs = static_cast<const uint8_t*>(rhs_packed);
-  for (size_t n0 = 0; n0 < n; n0 += kQ8_0TileRows) {
-    const uint8_t* w = rhs + n0 / kQ8_0TileRows * nb * Rhs::kTileBlockBytes;
-    const size_t cols = n - n0 < kQ8_0TileRows ? n - n0 : kQ8_0TileRows;
-    float* y = dst + n0;
-    size_t m0 = 0;
-    for (; m0 + 8 <= m; m0 += 8)
-      q8_0_tile<Rhs, 4>(nb, lhs + m0 / 2 * pair_bytes, pair_bytes, w, y + m0 * dst_stride, dst_stride, 8, cols);
-    for (; m0 + 2 <= m; m0 += 2)
-      q8_0_tile<Rhs, 1>(nb, lhs + m0 / 2 * pair_bytes, pair_bytes, w, y + m0 * dst_stride, dst_stride, 2, cols);
-    if (m0 < m) q8_0_tile_1x4<Rhs>(nb, lhs + m0 / 2 * pair_bytes, w, y + m0 * dst_stride, cols);
+  const uint8_t* last_row = lhs + m / 2 * nb * kQ8_0PairBlockBytes;
+  // One group when there is no odd last row, or no other row.
+  const size_t group_rows = m == 1 || m % 2 == 0 ? n : kQ8_0RowTiles * kQ8_0TileRows;
+  for (size_t g0 = 0; g0 < n; g0 += group_rows) {
+    const uint8_t* w = rhs + g0 / kQ8_0TileRows * tile_bytes;
+    const size_t rows = n - g0 < group_rows ? n - g0 : group_rows;
+    if (m >= 2) q8_0_pairs<Rhs>(m, nb, lhs, w, tile_bytes, dst + g0, dst_stride, rows);
+    if (m % 2 != 0) q8_0_row<Rhs>(nb, last_row, w, tile_bytes, dst + (m - 1) * dst_stride + g0, rows);
   }
 }
 

@@ -1,0 +1,125 @@
+// fuzz_seeds OUT_DIR: writes the starting corpus of every fuzz target into
+// OUT_DIR/<target>/, from the malformed-GGUF corpus, models synthesized here,
+// and files of ../shared/models (read at run time, never copied into the
+// repository). Run by ctest before the fuzz runs.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tests/fuzz/fuzz_input.h"
+#include "tests/fuzz/model_synth.h"
+#include "tests/fuzz/targets.h"
+#include "tests/support/gguf_corpus.h"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Large files are cut: the reader's seeds need their header and metadata, and
+// every fuzz input costs in proportion to its size.
+constexpr size_t kMaxSeedBytes = 64 << 10;
+// The model loader's -max_len (tests/fuzz/CMakeLists.txt): its file seeds must fit.
+constexpr size_t kMaxModelSeedBytes = 16 << 10;
+
+int g_written = 0;
+
+void write(const fs::path& dir, const std::string& name, const std::vector<uint8_t>& bytes) {
+  fs::create_directories(dir);
+  ++g_written;
+  std::ofstream out(dir / name, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+std::vector<uint8_t> read(const fs::path& path, size_t max_bytes) {
+  std::ifstream in(path, std::ios::binary);
+  std::vector<uint8_t> bytes;
+  char c;
+  while (bytes.size() < max_bytes && in.get(c)) bytes.push_back(static_cast<uint8_t>(c));
+  return bytes;
+}
+
+std::vector<uint8_t> text_bytes(uint8_t flags, std::string_view text) {
+  std::vector<uint8_t> out = {flags};
+  out.insert(out.end(), text.begin(), text.end());
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: fuzz_seeds OUT_DIR\n");
+    return 2;
+  }
+  const fs::path out = argv[1];
+  const fs::path models = fs::path(engine_fuzz::shared_dir()) / "models";
+
+  // GGUF reader: the malformed corpus, synthesized models, shared files' heads.
+  for (const auto& [name, bytes] : engine_test::malformed_corpus()) write(out / "gguf_reader", name, bytes);
+  // Structured model seeds: {mode (even), arch, weight type byte}. Type bytes
+  // index model_synth.cpp's list: 0 F32, 1 F16, 2 Q8_0, 3 Q4_0, 8 Q4_K, 10 Q6_K.
+  const std::vector<std::vector<uint8_t>> choices = {{0}, {0, 1, 1}, {0, 2, 2}, {0, 0, 3}, {0, 1, 8}, {0, 2, 10}};
+  for (size_t i = 0; i < choices.size(); ++i) {
+    write(out / "model_loader", "synth-" + std::to_string(i), choices[i]);
+    engine_fuzz::FuzzInput in({choices[i].data() + 1, choices[i].size() - 1});
+    std::vector<uint8_t> model = engine_fuzz::synthesize_model(in);
+    write(out / "gguf_reader", "model-" + std::to_string(i) + ".gguf", model);
+    if (model.size() > kMaxModelSeedBytes) continue;  // the K-quant ones: 256-wide rows
+    model.insert(model.begin(), 1);  // odd first byte: the model loader reads the rest as a file
+    write(out / "model_loader", "file-" + std::to_string(i), model);
+  }
+  for (const char* rel : {"stories260K.gguf", "legacy/tinyllamas-stories-260k-f32.gguf",
+                          "random/llama-2-tiny-random.gguf", "vocab/ggml-vocab-llama-spm.gguf",
+                          "vocab/ggml-vocab-gpt-2.gguf", "reference/qwen2-d256-Q4_K_M.gguf",
+                          "reference/qwen3-d256-Q8_0.gguf"}) {
+    if (!fs::exists(models / rel)) continue;
+    write(out / "gguf_reader", fs::path(rel).filename().string(), read(models / rel, kMaxSeedBytes));
+  }
+
+  // Tokenizers: llama.cpp's test strings of every vocabulary, some special
+  // token texts, ill-formed UTF-8.
+  const std::string sep = "\n__ggml_vocab_test__\n";
+  std::vector<std::string> texts = {"", "\xFF\xFE\xC3", "\xE2\x82", "\xF4\x90\x80\x80 \xC0\x80 \xED\xA0\x80",
+                                    std::string("a\0b\0", 4), "<s></s><unk><|endoftext|>", "   x", "\n\n\n"};
+  for (const fs::path& inp : {models / "vocab/ggml-vocab-llama-spm.gguf.inp", models / "vocab/ggml-vocab-gpt-2.gguf.inp",
+                              models / "vocab/ggml-vocab-phi-3.gguf.inp", models / "vocab/ggml-vocab-starcoder.gguf.inp"}) {
+    const std::vector<uint8_t> all = read(inp, SIZE_MAX);
+    const std::string s(all.begin(), all.end());
+    for (size_t pos = 0; pos < s.size();) {
+      const size_t end = s.find(sep, pos);
+      texts.push_back(s.substr(pos, end == std::string::npos ? std::string::npos : end - pos));
+      if (end == std::string::npos) break;
+      pos = end + sep.size();
+    }
+  }
+  for (size_t i = 0; i < texts.size(); ++i) {
+    for (const char* target : {"tokenizer_spm", "tokenizer_bpe"}) {
+      write(out / target, "text-" + std::to_string(i), text_bytes(i % 3 == 0 ? 2 : 0, texts[i]));
+    }
+  }
+
+  // Sampler options: what run's usage documents, and values at the edges.
+  using namespace std::literals;  // "..."sv keeps the NULs that separate arguments
+  const std::vector<std::string_view> lines = {
+      "--temp\0" "0.8\0--top-k\0" "40\0--top-p\0" "0.95\0--min-p\0" "0.05\0"sv,
+      "--temp\0" "0\0--repeat-penalty\0" "1.3\0--repeat-last-n\0" "8\0-s\0" "42\0"sv,
+      "--temp=1e-30\0--top-k=1\0--seed=4294967295\0"sv,
+      "--top-p\0" "0\0--min-p\0" "1\0--temp\0inf\0"sv,
+      "--repeat-penalty\0" "1e-30\0--top-k\0-5\0--seed\0-1\0"sv,
+  };
+  for (size_t i = 0; i < lines.size(); ++i) {
+    std::vector<uint8_t> bytes(lines[i].begin(), lines[i].end());
+    bytes.push_back(0);  // the empty argument that ends the list; logits follow
+    for (uint16_t h : {0x3c00, 0xbc00, 0x4000, 0x0000, 0x7c00, 0xfc00, 0x3800}) {
+      bytes.push_back(static_cast<uint8_t>(h & 0xff));
+      bytes.push_back(static_cast<uint8_t>(h >> 8));
+    }
+    write(out / "sampler_params", "args-" + std::to_string(i), bytes);
+  }
+  std::printf("fuzz_seeds: wrote %d seed files to %s\n", g_written, out.c_str());
+  return 0;
+}

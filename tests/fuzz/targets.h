@@ -1,0 +1,38 @@
+// The fuzz targets. Each takes one input and returns 0; a bug is a crash, a
+// sanitizer report, a leak, a hang, or a broken invariant (abort with a
+// message). Errors the engine reports as engine::Error or gguf::Error are the
+// expected outcome for bad input, not bugs; any other exception is a bug.
+//
+// The same functions run under libFuzzer (libfuzzer_main.cpp, one binary per
+// target, ENGINE_FUZZ builds) and in the regression suite, which replays the
+// committed inputs of tests/fuzz/regressions in every normal build.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace engine_fuzz {
+
+// The GGUF reader on a whole file's bytes, then every accessor on what parsed.
+int gguf_reader(const uint8_t* data, size_t size);
+// The model loader and a short forward pass: a well-formed GGUF whose
+// hyperparameters, tensors (presence, shapes, types, values) and vocabulary
+// come from the input; or (first byte odd) the input's own GGUF bytes.
+int model_loader(const uint8_t* data, size_t size);
+// Tokenization of arbitrary bytes (ill-formed UTF-8, NULs, long repeats) with
+// the SentencePiece vocabulary of llama (ggml-vocab-llama-spm.gguf) and the
+// byte-level BPE vocabulary of GPT-2 (ggml-vocab-gpt-2.gguf), then decoding.
+int tokenizer_spm(const uint8_t* data, size_t size);
+int tokenizer_bpe(const uint8_t* data, size_t size);
+// The run tool's sampler options, parsed from NUL-separated arguments, then
+// sampling with the parameters that validate over logits from the input.
+int sampler_params(const uint8_t* data, size_t size);
+
+// Stops the process with a message: an invariant the target checks is broken.
+[[noreturn]] void broken(const std::string& what);
+
+// $ENGINE_SHARED_DIR, else the ../shared folder configured at build time.
+std::string shared_dir();
+
+}  // namespace engine_fuzz

@@ -1,0 +1,20 @@
+// The sampler's command-line options (run, and any tool that samples): parsed
+// into engine::SamplerParams with range checks, so a value that does not fit
+// its field is an error naming the option instead of a silent wrap-around.
+#pragma once
+
+#include "engine/sampler.h"
+#include "tools/common/args.h"
+
+namespace tools {
+
+// The usage lines of the options below.
+extern const char* const kSamplerUsage;
+
+// True (and consumed) when the next argument is a sampler option:
+// -s/--seed, --temp, --top-k, --top-p, --min-p, --repeat-penalty,
+// --repeat-last-n. Throws ArgError naming the option for a value that is not
+// a number or does not fit; SamplerParams::validate() checks the rest.
+bool parse_sampler_option(Args& args, engine::SamplerParams& params);
+
+}  // namespace tools
