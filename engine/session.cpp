@@ -260,7 +260,11 @@ void Session::linear(const Linear& l, const float* x, uint32_t m, float* y) {
 void Session::linear_same_input(const float* x, uint32_t m,
                                 std::initializer_list<std::pair<const Linear*, float*>> outs) {
   const kernels::MatmulKernel* packed_for = nullptr;
-  for (const auto& [l, y] : outs) {
+  for (const auto& out : outs) {
+    // Not a structured binding: the lambda below captures l and y, which
+    // clang 14 (the fuzz tree's compiler) cannot do for bindings.
+    const Linear* l = out.first;
+    float* y = out.second;
     const kernels::MatmulKernel& kernel = *l->kernel;
     if (packed_for == nullptr || packed_for->pack_lhs != kernel.pack_lhs || packed_for->lhs_type != kernel.lhs_type) {
       const auto t0 = profile_ != nullptr ? Clock::now() : Clock::time_point{};
