@@ -113,7 +113,7 @@ void Session::eval_layers(const int32_t* tokens, uint32_t n, Logits wanted) {
         ops::add(k, w.k_bias.data(), c_.kv_dim_k());
         ops::add(v, w.v_bias.data(), c_.kv_dim_v());
       }
-      const float* cs = &rope_[size_t{i} * c_.n_rot];
+      const float* cs = rope_.data() + size_t{i} * c_.n_rot;  // rope_ is empty when n_rot is 0
       for (uint32_t h = 0; h < c_.n_head; ++h) {
         float* qh = q + size_t{h} * c_.head_dim_k;
         if (c_.qk_norm) ops::rmsnorm(qh, qh, w.q_norm.data(), c_.head_dim_k, c_.rms_eps);
@@ -243,7 +243,9 @@ void Session::rope_tables(uint32_t n) {
   const auto& factors = model_.rope_freq_factors();
   for (uint32_t i = 0; i < n; ++i) {
     const double pos = n_past_ + i;
-    float* cs = &rope_[size_t{i} * c_.n_rot];
+    // Not &rope_[...]: with rope.dimension_count 0 the table is empty, and
+    // indexing an empty vector is undefined (found by the model_loader fuzzer).
+    float* cs = rope_.data() + size_t{i} * c_.n_rot;
     for (uint32_t j = 0; j < c_.n_rot / 2; ++j) {
       double theta = pos * c_.rope_freq_scale * std::pow(static_cast<double>(c_.rope_freq_base), -2.0 * j / c_.n_rot);
       if (!factors.empty()) theta /= factors[j];
