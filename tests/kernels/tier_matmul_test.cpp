@@ -222,17 +222,6 @@ std::string missing(const MatmulKernel& k) {
   return s.empty() ? std::string("another architecture") : s;
 }
 
-// ENGINE_TEST_SKIP_TIERS (comma-separated; unset: none): tiers not to test
-// here although the CPU runs them. Emulated SVE at 512 bits is slow, so -cpu
-// max (SVE 512 with i8mm) leaves its SVE kernels to -cpu a64fx (tests/kernels/
-// CMakeLists.txt); qemu computes the same on every model.
-bool tier_skipped(kernels::Tier tier) {
-  const char* env = std::getenv("ENGINE_TEST_SKIP_TIERS");
-  if (env == nullptr || *env == '\0') return false;
-  const std::string list = std::string(",") + env + ",";
-  return list.find("," + std::string(kernels::tier_name(tier)) + ",") != std::string::npos;
-}
-
 class TierMatmul : public ::testing::TestWithParam<const MatmulKernel*> {
  protected:
   void SetUp() override {
@@ -240,10 +229,6 @@ class TierMatmul : public ::testing::TestWithParam<const MatmulKernel*> {
     if (!kernels::can_run(*kern_, kernels::host_cpu_features())) {
       GTEST_SKIP() << kern_->name << " needs " << missing(*kern_) << ", which this CPU ("
                    << kernels::host_cpu_features().describe() << ") lacks";
-    }
-    if (tier_skipped(kern_->tier)) {
-      GTEST_SKIP() << kern_->name << ": its tier is tested on another qemu CPU model (ENGINE_TEST_SKIP_TIERS="
-                   << std::getenv("ENGINE_TEST_SKIP_TIERS") << ")";
     }
     ref_ = kernels::ref::ref_matmul_kernel(kern_->rhs_type);
     ASSERT_NE(ref_, nullptr);
