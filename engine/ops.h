@@ -26,6 +26,16 @@ float dot(const float* x, const float* y, size_t n);
 // y[i] += a * x[i].
 void axpy(float* y, float a, const float* x, size_t n);
 
+// Attention over many positions (ops_attention.cpp), rows of d values:
+// out[i * out_stride + p] = scale * (q_i . k_p) for queries i < n_q and keys
+// p < n_k, and out_i = sum over p < n_v of w[i * w_stride + p] * v_p (out_i
+// overwritten) for weight rows i < n_w. Each result is summed in the same
+// order whatever n_q, n_k, n_w or n_v.
+void dot_rows(const float* q, size_t q_stride, size_t n_q, const float* k, size_t k_stride, size_t n_k, size_t d,
+              float scale, float* out, size_t out_stride);
+void weighted_rows(const float* w, size_t w_stride, size_t n_w, const float* v, size_t v_stride, size_t n_v, size_t d,
+                   float* out, size_t out_stride);
+
 // y[i] *= a.
 void scale(float* y, float a, size_t n);
 

@@ -38,7 +38,7 @@ Session::Session(const Model& model, const SessionParams& params)
   att_.resize(b * c_.n_head * c_.head_dim_v);
   gate_.resize(b * c_.n_ff);
   up_.resize(b * c_.n_ff);
-  scores_.resize(n_threads_ * n_ctx_);
+  scores_.resize(n_threads_ * (c_.n_head / c_.n_head_kv) * n_ctx_);
   if (params.kv_type == KvType::f16) kv_rows_.resize(n_threads_ * n_ctx_ * (c_.head_dim_k + c_.head_dim_v));
   rope_.resize(b * c_.n_rot);
 }
@@ -222,17 +222,14 @@ void Session::attention(uint32_t layer, uint32_t n) {
     float* converted_values = converted == nullptr ? nullptr : converted + size_t{n_ctx_} * hd;
     const float* keys = kv_.keys(layer, kvh, n_pos, converted);
     const float* values = kv_.values(layer, kvh, n_pos, converted_values);
-    float* scores = &scores_[thread * n_ctx_];
+    float* scores = &scores_[thread * group * n_ctx_];  // one row per query head of the group
     for (uint32_t i = first; i < last; ++i) {
-      const uint32_t pos = n_past_ + i;
-      for (uint32_t h = kvh * group; h < (kvh + 1) * group; ++h) {
-        const float* q = &q_[size_t{i} * c_.q_dim() + size_t{h} * hd];
-        for (uint32_t p = 0; p <= pos; ++p) scores[p] = ops::dot(q, keys + size_t{p} * hd, hd) * scale;
-        ops::softmax(scores, pos + 1);
-        float* out = &att_[size_t{i} * c_.n_head * hv + size_t{h} * hv];
-        std::fill(out, out + hv, 0.0f);
-        for (uint32_t p = 0; p <= pos; ++p) ops::axpy(out, scores[p], values + size_t{p} * hv, hv);
-      }
+      const uint32_t n_seen = n_past_ + i + 1;  // positions token i attends to
+      const float* q = &q_[size_t{i} * c_.q_dim() + size_t{kvh} * group * hd];
+      ops::dot_rows(q, hd, group, keys, hd, n_seen, hd, scale, scores, n_ctx_);
+      for (uint32_t h = 0; h < group; ++h) ops::softmax(scores + size_t{h} * n_ctx_, n_seen);
+      float* out = &att_[size_t{i} * c_.n_head * hv + size_t{kvh} * group * hv];
+      ops::weighted_rows(scores, n_ctx_, group, values, hv, n_seen, hv, out, hv);
     }
   });
 }

@@ -97,7 +97,7 @@ class Session {
   std::vector<float> att_;      // (B, n_head * head_dim_v) attention output
   std::vector<float> gate_;     // (B, n_ff)
   std::vector<float> up_;       // (B, n_ff)
-  std::vector<float> scores_;   // (threads, n_ctx) attention weights of one head, per thread
+  std::vector<float> scores_;   // (threads, group, n_ctx) attention weights of a KV head's query heads
   std::vector<float> kv_rows_;  // (threads, n_ctx, head_dim_k + head_dim_v) one KV head's history
                                 // as F32, per thread (empty with an F32 cache: read in place)
   std::vector<float> rope_;     // (B, n_rot) cos/sin pairs per token

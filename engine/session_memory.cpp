@@ -42,9 +42,10 @@ SessionMemory session_memory_needed(const ModelConfig& c, uint32_t n_ctx, uint32
                      uint64_t{c.n_vocab}, std::max<uint64_t>({c.n_embd, c.n_ff, c.q_dim(), att})}) {
     per_row = add(per_row, n);
   }
-  // Per thread and position: an attention score and one KV head's key and
-  // value rows converted to F32.
-  const uint64_t per_thread = mul(n_ctx, add(1, add(c.head_dim_k, c.head_dim_v)));
+  // Per thread and position: the attention scores of a KV head's query heads
+  // and that head's key and value rows converted to F32.
+  const uint64_t group = c.n_head_kv != 0 ? c.n_head / c.n_head_kv : 1;
+  const uint64_t per_thread = mul(n_ctx, add(group, add(c.head_dim_k, c.head_dim_v)));
   m.scratch_bytes = mul(add(mul(per_row, n_batch), mul(n_threads, per_thread)), sizeof(float));
   return m;
 }

@@ -1,8 +1,11 @@
 // The forward pass's row operations against their scalar definitions.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstdint>
+#include <random>
 #include <vector>
 
 #include "engine/ops.h"
@@ -36,6 +39,107 @@ TEST(Ops, Fp16RowConversionHandlesEveryLengthAndOffset) {
       EXPECT_EQ(out[n], -7.0f) << "wrote past the end, n = " << n;
     }
   }
+}
+
+
+std::vector<float> random_floats(size_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (float& x : v) x = u(rng);
+  return v;
+}
+
+// dot_rows and weighted_rows against sums in double, on every query count,
+// position count and row length around the tiles (lanes 4 or 8, tiles of 2 or
+// 4 queries, 4 vectors per pass), with strides wider than the rows.
+TEST(Ops, AttentionRowProductsMatchTheirDefinitionOnEveryShape) {
+  for (size_t d : {1, 3, 4, 7, 8, 16, 31, 64, 67, 128}) {
+    for (size_t n_q = 1; n_q <= 6; ++n_q) {
+      for (size_t n_k : {1, 2, 3, 4, 5, 8, 9, 13, 17}) {
+        SCOPED_TRACE("d=" + std::to_string(d) + " queries=" + std::to_string(n_q) + " positions=" + std::to_string(n_k));
+        const size_t q_stride = d + 2, k_stride = d + 3, s_stride = n_k + 1, o_stride = d + 1;
+        const std::vector<float> q = random_floats(n_q * q_stride, 1), k = random_floats(n_k * k_stride, 2);
+        std::vector<float> scores(n_q * s_stride, -7.0f), out(n_q * o_stride, -7.0f);
+        engine::ops::dot_rows(q.data(), q_stride, n_q, k.data(), k_stride, n_k, d, 0.5f, scores.data(), s_stride);
+        engine::ops::weighted_rows(scores.data(), s_stride, n_q, k.data(), k_stride, n_k, d, out.data(), o_stride);
+        for (size_t i = 0; i < n_q; ++i) {
+          for (size_t p = 0; p < n_k; ++p) {
+            double exact = 0;
+            for (size_t t = 0; t < d; ++t) exact += double{q[i * q_stride + t]} * k[p * k_stride + t];
+            EXPECT_NEAR(scores[i * s_stride + p], 0.5 * exact, 1e-6 * static_cast<double>(d));
+          }
+          EXPECT_EQ(scores[i * s_stride + n_k], -7.0f) << "wrote past the positions";
+          for (size_t t = 0; t < d; ++t) {
+            double exact = 0;
+            for (size_t p = 0; p < n_k; ++p) exact += double{scores[i * s_stride + p]} * k[p * k_stride + t];
+            EXPECT_NEAR(out[i * o_stride + t], exact, 1e-6 * static_cast<double>(n_k * d));
+          }
+          EXPECT_EQ(out[i * o_stride + d], -7.0f) << "wrote past the row";
+        }
+      }
+    }
+  }
+}
+
+// A query's results do not depend on the other queries of the call: a token
+// gives the same attention alone as in a batch, bit for bit.
+TEST(Ops, AttentionRowProductsDoNotDependOnTheOtherQueries) {
+  const size_t d = 64, n_k = 23, n_q = 5;
+  const std::vector<float> q = random_floats(n_q * d, 3), k = random_floats(n_k * d, 4);
+  std::vector<float> all(n_q * n_k), all_out(n_q * d);
+  engine::ops::dot_rows(q.data(), d, n_q, k.data(), d, n_k, d, 0.125f, all.data(), n_k);
+  engine::ops::weighted_rows(all.data(), n_k, n_q, k.data(), d, n_k, d, all_out.data(), d);
+  for (size_t i = 0; i < n_q; ++i) {
+    std::vector<float> one(n_k), one_out(d);
+    engine::ops::dot_rows(q.data() + i * d, d, 1, k.data(), d, n_k, d, 0.125f, one.data(), n_k);
+    engine::ops::weighted_rows(all.data() + i * n_k, n_k, 1, k.data(), d, n_k, d, one_out.data(), d);
+    for (size_t p = 0; p < n_k; ++p) EXPECT_EQ(std::bit_cast<uint32_t>(one[p]), std::bit_cast<uint32_t>(all[i * n_k + p]));
+    for (size_t t = 0; t < d; ++t) {
+      EXPECT_EQ(std::bit_cast<uint32_t>(one_out[t]), std::bit_cast<uint32_t>(all_out[i * d + t]));
+    }
+  }
+}
+
+// softmax and SwiGLU (through the engine's vector exp) against their
+// definitions in double, over exp's whole range and on every tail length.
+TEST(Ops, SoftmaxAndSiluMatchTheirDefinitions) {
+  for (size_t n : {1, 2, 3, 5, 8, 17, 64, 1000}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    std::vector<float> x = random_floats(n, static_cast<uint32_t>(n));
+    for (float& v : x) v *= 90.0f;  // -90 .. 90: past both ends of exp's range
+    std::vector<float> soft = x;
+    engine::ops::softmax(soft.data(), n);
+    double max = x[0], sum = 0;
+    for (float v : x) max = std::max<double>(max, v);
+    for (float v : x) sum += std::exp(double{v} - max);
+    for (size_t i = 0; i < n; ++i) {
+      const double exact = std::exp(double{x[i]} - max) / sum;
+      // x - max is rounded to float first: a relative error of |x - max| 2^-24
+      // in the exponent, on top of exp's few ulp.
+      const double rel = 1e-6 + (max - x[i]) * 0x1p-23;
+      EXPECT_NEAR(soft[i], exact, rel * exact + 1e-30) << "i=" << i;
+    }
+    std::vector<float> gate = x;
+    const std::vector<float> up = random_floats(n, 99);
+    engine::ops::silu_mul(gate.data(), up.data(), n);
+    for (size_t i = 0; i < n; ++i) {
+      const double exact = double{x[i]} / (1.0 + std::exp(-double{x[i]})) * up[i];
+      EXPECT_NEAR(gate[i], exact, 1e-6 * std::abs(exact) + 1e-30) << "i=" << i << " x=" << x[i];
+    }
+  }
+}
+
+// A NaN stays NaN through softmax and SwiGLU, so the check for non-finite
+// logits still sees what a bad model produced.
+TEST(Ops, SoftmaxAndSiluKeepNaN) {
+  std::vector<float> x = {1.0f, std::nanf(""), 2.0f, 3.0f, 4.0f};
+  engine::ops::softmax(x.data(), x.size());
+  EXPECT_NE(engine::ops::first_non_finite(x.data(), x.size()), x.size());
+  std::vector<float> gate = {std::nanf(""), 1.0f, 2.0f, 3.0f, 4.0f}, up(5, 1.0f);
+  engine::ops::silu_mul(gate.data(), up.data(), gate.size());
+  EXPECT_TRUE(std::isnan(gate[0]));
+  EXPECT_FLOAT_EQ(gate[1], 1.0f / (1.0f + std::exp(-1.0f)));
 }
 
 }  // namespace
