@@ -259,26 +259,31 @@ void Session::linear(const Linear& l, const float* x, uint32_t m, float* y) {
 void Session::linear_same_input(const float* x, uint32_t m,
                                 std::initializer_list<std::pair<const Linear*, float*>> outs) {
   const kernels::MatmulKernel* packed_for = nullptr;
-  for (const auto& out : outs) {
-    // Not a structured binding: the lambda below captures l and y, which
-    // clang 14 (the fuzz tree's compiler) cannot do for bindings.
-    const Linear* l = out.first;
-    float* y = out.second;
-    const kernels::MatmulKernel& kernel = *l->kernel;
+  // Consecutive matrices with the same kernel run in one round of the pool.
+  for (auto first = outs.begin(); first != outs.end();) {
+    const kernels::MatmulKernel& kernel = *first->first->kernel;
+    const uint32_t k = first->first->in;
+    auto last = first;
+    MatmulOutput batch[4];
+    size_t n_batch = 0;
+    for (; last != outs.end() && last->first->kernel == &kernel && n_batch < 4; ++last) {
+      batch[n_batch++] = MatmulOutput{last->first->out, last->first->rhs, last->second};
+    }
     if (packed_for == nullptr || packed_for->pack_lhs != kernel.pack_lhs || packed_for->lhs_type != kernel.lhs_type) {
       const auto t0 = profile_ != nullptr ? Clock::now() : Clock::time_point{};
-      packed_.resize(kernel.lhs_packed_size(m, l->in));
-      kernel.pack_lhs(m, l->in, x, l->in, packed_.data());
+      packed_.resize(kernel.lhs_packed_size(m, k));
+      kernel.pack_lhs(m, k, x, k, packed_.data());
       packed_for = &kernel;
       if (profile_ != nullptr) profile_->activation_quant += seconds_since(t0);
     }
     profiled(&kernel, [&] {
       if (pool_ != nullptr) {
-        parallel_matmul(*pool_, kernel, m, l->out, l->in, packed_.data(), l->rhs, y, l->out);
+        parallel_matmuls(*pool_, kernel, m, k, packed_.data(), batch, n_batch);
       } else {
-        kernel.run(m, l->out, l->in, packed_.data(), l->rhs, y, l->out);
+        for (size_t i = 0; i < n_batch; ++i) kernel.run(m, batch[i].n, k, packed_.data(), batch[i].rhs_packed, batch[i].dst, batch[i].n);
       }
     });
+    first = last;
   }
 }
 

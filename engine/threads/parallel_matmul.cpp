@@ -32,16 +32,49 @@ MatmulSplit split_matmul(const kernels::MatmulKernel& kernel, size_t m, size_t n
   return s;
 }
 
+namespace {
+
+// Task `task` of split s: its block of rows of X and of W.
+void run_task(const kernels::MatmulKernel& kernel, const MatmulSplit& s, size_t task, size_t m, size_t n, size_t k,
+              const uint8_t* lhs, const uint8_t* rhs, float* dst, size_t dst_stride) {
+  const size_t m0 = task / s.n_tasks * s.m_chunk, n0 = task % s.n_tasks * s.n_chunk;
+  const size_t rows = std::min(s.m_chunk, m - m0), cols = std::min(s.n_chunk, n - n0);
+  kernel.run(rows, cols, k, lhs + kernel.lhs_packed_offset(m0, k), rhs + kernel.rhs_packed_offset(n0, k),
+             dst + m0 * dst_stride + n0, dst_stride);
+}
+
+}  // namespace
+
 void parallel_matmul(ThreadPool& pool, const kernels::MatmulKernel& kernel, size_t m, size_t n, size_t k,
                      const void* lhs_packed, const void* rhs_packed, float* dst, size_t dst_stride) {
   const MatmulSplit s = split_matmul(kernel, m, n, pool.size());
   const auto* lhs = static_cast<const uint8_t*>(lhs_packed);
   const auto* rhs = static_cast<const uint8_t*>(rhs_packed);
-  pool.run(s.tasks(), [&](size_t task, size_t) {
-    const size_t m0 = task / s.n_tasks * s.m_chunk, n0 = task % s.n_tasks * s.n_chunk;
-    const size_t rows = std::min(s.m_chunk, m - m0), cols = std::min(s.n_chunk, n - n0);
-    kernel.run(rows, cols, k, lhs + kernel.lhs_packed_offset(m0, k), rhs + kernel.rhs_packed_offset(n0, k),
-               dst + m0 * dst_stride + n0, dst_stride);
+  pool.run(s.tasks(), [&](size_t task, size_t) { run_task(kernel, s, task, m, n, k, lhs, rhs, dst, dst_stride); });
+}
+
+void parallel_matmuls(ThreadPool& pool, const kernels::MatmulKernel& kernel, size_t m, size_t k,
+                      const void* lhs_packed, const MatmulOutput* outs, size_t n_outs) {
+  constexpr size_t kMaxOutputs = 4;
+  if (n_outs == 1 || n_outs > kMaxOutputs) {
+    for (size_t i = 0; i < n_outs; ++i) {
+      parallel_matmul(pool, kernel, m, outs[i].n, k, lhs_packed, outs[i].rhs_packed, outs[i].dst, outs[i].n);
+    }
+    return;
+  }
+  MatmulSplit splits[kMaxOutputs];
+  size_t first_task[kMaxOutputs + 1] = {};
+  for (size_t i = 0; i < n_outs; ++i) {
+    splits[i] = split_matmul(kernel, m, outs[i].n, pool.size());
+    first_task[i + 1] = first_task[i] + splits[i].tasks();
+  }
+  const auto* lhs = static_cast<const uint8_t*>(lhs_packed);
+  pool.run(first_task[n_outs], [&](size_t task, size_t) {
+    size_t i = 0;
+    while (task >= first_task[i + 1]) ++i;
+    const MatmulOutput& o = outs[i];
+    run_task(kernel, splits[i], task - first_task[i], m, o.n, k, lhs, static_cast<const uint8_t*>(o.rhs_packed), o.dst,
+             o.n);
   });
 }
 

@@ -32,4 +32,17 @@ MatmulSplit split_matmul(const kernels::MatmulKernel& kernel, size_t m, size_t n
 void parallel_matmul(ThreadPool& pool, const kernels::MatmulKernel& kernel, size_t m, size_t n, size_t k,
                      const void* lhs_packed, const void* rhs_packed, float* dst, size_t dst_stride);
 
+// Several matrices of one kernel applied to the same packed activations (Q, K
+// and V; gate and up) in one round of the pool: each matrix split as
+// parallel_matmul splits it, all the tasks handed out together. One barrier
+// instead of one per matrix, and the small matrices (K and V of a GQA model)
+// fill the gaps the large one leaves at its end.
+struct MatmulOutput {
+  size_t n = 0;                      // rows of W
+  const void* rhs_packed = nullptr;  // W, as for parallel_matmul
+  float* dst = nullptr;              // (m, n) floats, row stride n
+};
+void parallel_matmuls(ThreadPool& pool, const kernels::MatmulKernel& kernel, size_t m, size_t k,
+                      const void* lhs_packed, const MatmulOutput* outs, size_t n_outs);
+
 }  // namespace engine

@@ -93,6 +93,41 @@ TEST(ParallelMatmul, SelectedKernelsBitwiseIdentical) {
   }
 }
 
+// parallel_matmuls (Q, K and V in one round): each output bitwise the same as
+// its own single-threaded call, for matrices of different heights.
+TEST(ParallelMatmul, SeveralMatricesInOneRoundBitwiseIdentical) {
+  const auto& cpu = kernels::host_cpu_features();
+  for (GgmlType type : {GgmlType::Q4_0, GgmlType::Q4_K}) {
+    const MatmulKernel& kernel = *kernels::select_matmul(type, cpu, std::nullopt).kernel;
+    for (size_t m : {1, 7}) {
+      SCOPED_TRACE(std::string(kernel.name) + " m=" + std::to_string(m));
+      const size_t k = 512, heights[3] = {200, 40, 33};
+      std::vector<Operands> ops;
+      std::vector<std::vector<float>> expected;
+      for (size_t i = 0; i < 3; ++i) {
+        ops.push_back(prepare(kernel, m, heights[i], k, static_cast<uint32_t>(i + 1)));
+        ops[i].lhs_packed = ops[0].lhs_packed;  // the same activations for every matrix
+        expected.emplace_back(m * heights[i]);
+        kernel.run(m, heights[i], k, ops[0].lhs_packed.data(), ops[i].rhs_packed.data(), expected[i].data(), heights[i]);
+      }
+      for (size_t threads : {1, 2, 3, 8}) {
+        ThreadPool pool(ThreadPlan::unpinned(threads), PoolOptions{std::chrono::microseconds(50), true});
+        std::vector<std::vector<float>> got;
+        engine::MatmulOutput outs[3];
+        for (size_t i = 0; i < 3; ++i) {
+          got.emplace_back(m * heights[i], -7.0f);
+          outs[i] = engine::MatmulOutput{heights[i], ops[i].rhs_packed.data(), got[i].data()};
+        }
+        engine::parallel_matmuls(pool, kernel, m, k, ops[0].lhs_packed.data(), outs, 3);
+        for (size_t i = 0; i < 3; ++i) {
+          ASSERT_EQ(std::memcmp(got[i].data(), expected[i].data(), got[i].size() * sizeof(float)), 0)
+              << threads << " threads, matrix " << i << ": not bitwise identical to one call";
+        }
+      }
+    }
+  }
+}
+
 // A tiled F32 kernel (m_step 4, n_step 8) that flags any offset or call that
 // does not start on a step, and computes Y = X W^T with plain loops.
 std::atomic<bool> g_misaligned{false};
