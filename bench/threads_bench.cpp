@@ -3,8 +3,9 @@
 //                                 pool: the round-trip latency every parallel
 //                                 step of decode pays (spin 0 = sleep at once)
 //   matvec/<type>/<kernel>/threads:N
-//                                 decode matvec (M = 1) with a ref kernel through
-//                                 parallel_matmul; weight GB/s streamed
+//                                 decode matvec (M = 1) through parallel_matmul,
+//                                 with the kernel this CPU's decode gets and the
+//                                 ref kernel; weight GB/s streamed
 // After the table, the matvec scaling ratio (time at 1 thread / time at N) is
 // printed per kernel, from the fastest repetition of each.
 //
@@ -29,6 +30,7 @@
 #include "engine/threads/parallel_matmul.h"
 #include "kernels/ref/matmul_ref.h"
 #include "kernels/ref/type_ops.h"
+#include "kernels/registry.h"
 
 namespace {
 
@@ -68,6 +70,11 @@ Matvec prepare(const kernels::MatmulKernel* kernel, size_t n, size_t k) {
   for (size_t i = 0; i < n; ++i) {
     for (float& v : w) v = normal(rng) * 0.05f;
     kernels::ref::type_ops(kernel->rhs_type)->quantize_row(w.data(), mv.rhs.data() + i * row, k);
+  }
+  if (kernel->pack_rhs != nullptr) {  // the layout the kernel reads, as the model loader makes it
+    std::vector<uint8_t> packed(kernel->rhs_packed_size(n, k));
+    kernel->pack_rhs(n, k, mv.rhs.data(), packed.data());
+    mv.rhs = std::move(packed);
   }
   std::vector<float> x(k);
   for (float& v : x) v = normal(rng);
@@ -136,9 +143,15 @@ void register_all(bool smoke) {
   }
   // Decode shapes of a ~1B model (2048 x 2048), tiny for --smoke.
   const size_t n = smoke ? 64 : 2048, k = smoke ? 256 : 2048;
+  std::vector<const kernels::MatmulKernel*> kernels;
   for (gguf::GgmlType type : {gguf::GgmlType::Q4_0, gguf::GgmlType::Q4_K}) {
-    const kernels::MatmulKernel* kernel = kernels::ref::ref_matmul_kernel(type);
-    if (kernel == nullptr) continue;
+    const kernels::MatmulKernel* selected = kernels::select_matmul(type, kernels::host_cpu_features(), std::nullopt).kernel;
+    const kernels::MatmulKernel* ref = kernels::ref::ref_matmul_kernel(type);
+    if (selected != nullptr && selected != ref) kernels.push_back(selected);
+    if (ref != nullptr) kernels.push_back(ref);
+  }
+  for (const kernels::MatmulKernel* kernel : kernels) {
+    const gguf::GgmlType type = kernel->rhs_type;
     for (size_t threads : thread_counts()) {
       const std::string name = "matvec/" + std::string(gguf::type_name(type)) + "/" + kernel->name + "/N" +
                                std::to_string(n) + "xK" + std::to_string(k) + "/threads:" + std::to_string(threads);
