@@ -100,6 +100,26 @@ TEST(KernelSelection, ExpectedTierPerCpuModel) {
   EXPECT_EQ(kernels::expected_tier(x86), Tier::hwy);
 }
 
+// The selection follows the measured instruction counts (kernels/registry.cpp):
+// at 128 bits dotprod before SVE, at 256 SVE first; expected_tier agrees.
+TEST(KernelSelection, DotprodBeforeSveAt128BitsSveFirstWhenWider) {
+#if defined(__aarch64__)
+  kernels::CpuFeatures cpu = kernels::features_of(Arch::aarch64, {Feature::asimd, Feature::dotprod, Feature::sve});
+  for (uint32_t bits : {128u, 256u}) {
+    cpu.sve_vector_bits = bits;
+    const Tier want = bits == 128 ? Tier::dotprod : Tier::sve;
+    EXPECT_EQ(kernels::expected_tier(cpu), want) << bits;
+    for (auto type : {gguf::GgmlType::Q4_0, gguf::GgmlType::Q4_K, gguf::GgmlType::Q6_K, gguf::GgmlType::Q8_0}) {
+      const auto s = kernels::select_matmul(type, cpu, std::nullopt);
+      ASSERT_NE(s.kernel, nullptr);
+      EXPECT_EQ(s.kernel->tier, want) << bits << " bits, " << gguf::type_name(type) << ": " << s.describe();
+    }
+  }
+#else
+  GTEST_SKIP() << "the ARM tiers are compiled into aarch64 builds only";
+#endif
+}
+
 TEST(KernelSelection, EveryComputedTypeHasAKernelEndingInRef) {
   for (auto type : {gguf::GgmlType::F32, gguf::GgmlType::F16, gguf::GgmlType::BF16, gguf::GgmlType::Q8_0,
                     gguf::GgmlType::Q4_0, gguf::GgmlType::Q4_1, gguf::GgmlType::Q5_0, gguf::GgmlType::Q5_1,
