@@ -72,6 +72,13 @@ class Session {
   // fn(task, thread) for task < n_tasks, on the pool when there is one.
   template <class Fn>
   void parallel(size_t n_tasks, Fn&& fn);
+  void rmsnorm_rows(uint32_t n, const float* weight);
+  void finish_qkv(uint32_t layer, const LayerWeights& w, uint32_t i);
+  void add_rows(uint32_t n);
+  // fn(first, last) over [0, n) in pieces of whole multiples of `grain`,
+  // across the pool: the per-token (and per-element) work between matmuls.
+  template <class Fn>
+  void parallel_range(size_t n, size_t grain, Fn&& fn);
   // step(), its time added to the profile when one is attached.
   template <class Step>
   void profiled(const kernels::MatmulKernel* kernel, Step&& step);
