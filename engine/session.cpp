@@ -313,7 +313,11 @@ void Session::linear_same_input(const float* x, uint32_t m,
     if (packed_for == nullptr || packed_for->pack_lhs != kernel.pack_lhs || packed_for->lhs_type != kernel.lhs_type) {
       const auto t0 = profile_ != nullptr ? Clock::now() : Clock::time_point{};
       packed_.resize(kernel.lhs_packed_size(m, k));
-      kernel.pack_lhs(m, k, x, k, packed_.data());
+      // A batch's rows are quantized across the pool, in slices of m_step rows
+      // (kernels/matmul.h; each slice writes the bytes one call would).
+      parallel_range(m, std::max<size_t>(kernel.m_step, 1), [&](size_t row0, size_t row1) {
+        kernel.pack_lhs(row1 - row0, k, x + row0 * k, k, packed_.data() + kernel.lhs_packed_offset(row0, k));
+      });
       packed_for = &kernel;
       if (profile_ != nullptr) profile_->activation_quant += seconds_since(t0);
     }

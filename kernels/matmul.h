@@ -19,7 +19,10 @@
 // passed to run() may be anything (tails are handled inside). k is always a
 // multiple of the weight type's block size (GGUF guarantees it for ne[0]).
 // pack_rhs may be called on slices of n_step rows: rhs advanced by
-// n_idx * row_bytes(rhs_type, k), rhs_packed by rhs_packed_offset(n_idx, k).
+// n_idx * row_bytes(rhs_type, k), rhs_packed by rhs_packed_offset(n_idx, k);
+// pack_lhs likewise on slices of m_step rows (lhs advanced by m_idx rows,
+// lhs_packed by lhs_packed_offset(m_idx, k)), writing the bytes one call over
+// all rows would (tests/kernels/tier_matmul_test.cpp checks both).
 #pragma once
 
 #include <cstddef>

@@ -16,6 +16,7 @@
 //    bit for bit.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 
 #include <cmath>
@@ -336,6 +337,21 @@ TEST_P(TierMatmul, PiecesEqualOneCall) {
   const std::vector<float> whole = run(*kern_, o);
   const std::vector<float> pieces = run(*kern_, o, kern_->m_step, kern_->n_step);
   for (size_t i = 0; i < whole.size(); ++i) ASSERT_EQ(whole[i], pieces[i]) << "element " << i;
+}
+
+// pack_lhs on slices of m_step rows writes the bytes of one call over all
+// rows (kernels/matmul.h), so a session can quantize a batch's activations
+// across threads.
+TEST_P(TierMatmul, PackingActivationsInSlicesWritesTheSameBytes) {
+  const size_t m = 3 * kern_->m_step + 1, k = 2 * bs();
+  const Operands o = random_operands(kern_->rhs_type, m, 1, k, 41);
+  std::vector<uint8_t> whole(kern_->lhs_packed_size(m, k), 0xA5), sliced(whole.size(), 0xA5);
+  kern_->pack_lhs(m, k, o.x.data(), k, whole.data());
+  for (size_t m0 = 0; m0 < m; m0 += kern_->m_step) {
+    const size_t rows = std::min(kern_->m_step, m - m0);
+    kern_->pack_lhs(rows, k, o.x.data() + m0 * k, k, sliced.data() + kern_->lhs_packed_offset(m0, k));
+  }
+  ASSERT_EQ(std::memcmp(whole.data(), sliced.data(), whole.size()), 0);
 }
 
 std::vector<const MatmulKernel*> ref_kernels() {
