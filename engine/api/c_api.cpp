@@ -324,6 +324,30 @@ engine_status engine_session_reset(engine_session* session) {
   return ENGINE_OK;
 }
 
+engine_status engine_session_workers(engine_session* session, engine_worker_info* out, size_t capacity, size_t* n) {
+  SessionClaim s(session);
+  if (s.status() != Status::ok) return refused(s.status(), "engine_session_workers", "session");
+  if (n == nullptr || (out == nullptr && capacity > 0)) {
+    return fail(ENGINE_ERR_INVALID_ARGUMENT, "engine_session_workers: n or out is null");
+  }
+  const std::vector<engine::WorkerReport> report = s->pool->report();
+  *n = report.size();
+  for (size_t i = 0; i < report.size() && i < capacity; ++i) {
+    const engine::WorkerReport& r = report[i];
+    out[i] = engine_worker_info{static_cast<int32_t>(r.thread), r.cpu_asked,
+                                r.pin == engine::WorkerReport::Pin::pinned   ? ENGINE_PIN_PINNED
+                                : r.pin == engine::WorkerReport::Pin::failed ? ENGINE_PIN_FAILED
+                                                                             : ENGINE_PIN_NOT_PINNED,
+                                r.pin_error, r.last_cpu};
+  }
+  if (report.size() > capacity) {
+    return fail(ENGINE_ERR_BUFFER_TOO_SMALL, "engine_session_workers: the session has " +
+                                                 std::to_string(report.size()) + " threads, room for " +
+                                                 std::to_string(capacity));
+  }
+  return ENGINE_OK;
+}
+
 engine_sampler_params engine_sampler_default_params(void) {
   const engine::SamplerParams d;
   return engine_sampler_params{d.temperature, d.top_k, d.top_p, d.min_p, d.repeat_penalty, d.repeat_last_n, d.seed};

@@ -103,6 +103,24 @@ engine_status engine_logits(engine_session* session, const float** logits, size_
 uint32_t engine_session_n_past(const engine_session* session);
 engine_status engine_session_reset(engine_session* session);
 
+/* Where the session's threads run: per thread, the CPU asked for, whether
+ * pinning worked (with errno when not), and the CPU it was last seen on. */
+typedef enum engine_pin_state {
+  ENGINE_PIN_NOT_PINNED = 0, /* the plan did not ask (cpus "none", or no topology) */
+  ENGINE_PIN_PINNED = 1,
+  ENGINE_PIN_FAILED = 2
+} engine_pin_state;
+typedef struct engine_worker_info {
+  int32_t thread;    /* 0: the thread that created the session (it works too) */
+  int32_t cpu_asked; /* -1: none */
+  engine_pin_state pin;
+  int32_t pin_errno; /* errno of the failed sched_setaffinity, else 0 */
+  int32_t last_cpu;  /* -1: unknown */
+} engine_worker_info;
+/* *n gets the number of threads; at most capacity entries are written, and
+ * ENGINE_ERR_BUFFER_TOO_SMALL says when there are more. */
+engine_status engine_session_workers(engine_session* session, engine_worker_info* out, size_t capacity, size_t* n);
+
 /* ---- sampling ---- */
 typedef struct engine_sampler_params {
   float temperature;    /* <= 0: greedy */

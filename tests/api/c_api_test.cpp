@@ -40,6 +40,33 @@ class CApi : public ::testing::Test {
   engine_model* model_ = nullptr;
 };
 
+// The API reports where each of the session's threads runs; on this machine
+// pinning works, so every thread is pinned to the CPU it asked for.
+TEST_F(CApi, ReportsWhereEachThreadRuns) {
+  engine_session* s = new_session();
+  ASSERT_NE(s, nullptr);
+  int32_t bos = engine_model_bos(model_);
+  ASSERT_EQ(engine_prefill(s, &bos, 1), ENGINE_OK) << engine_last_error();
+  size_t n = 0;
+  EXPECT_EQ(engine_session_workers(s, nullptr, 0, &n), ENGINE_ERR_BUFFER_TOO_SMALL);
+  ASSERT_GE(n, 1u);
+  std::vector<engine_worker_info> workers(n);
+  ASSERT_EQ(engine_session_workers(s, workers.data(), workers.size(), &n), ENGINE_OK) << engine_last_error();
+  for (size_t i = 0; i < n; ++i) {
+    EXPECT_EQ(workers[i].thread, static_cast<int32_t>(i));
+    if (workers[i].pin == ENGINE_PIN_PINNED) {
+      EXPECT_GE(workers[i].cpu_asked, 0);
+      EXPECT_EQ(workers[i].pin_errno, 0);
+      EXPECT_EQ(workers[i].last_cpu, workers[i].cpu_asked);
+    } else if (workers[i].pin == ENGINE_PIN_FAILED) {
+      EXPECT_NE(workers[i].pin_errno, 0);
+    }
+  }
+  EXPECT_EQ(engine_session_workers(s, nullptr, 0, nullptr), ENGINE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(engine_session_free(s), ENGINE_OK);
+  EXPECT_EQ(engine_session_workers(s, workers.data(), workers.size(), &n), ENGINE_ERR_INVALID_HANDLE);
+}
+
 TEST_F(CApi, GreedyGenerationMatchesTheReference) {
   ENGINE_REQUIRE_SHARED(expected_path, "models/expected/stories260K.expected.json");
   const auto expected = engine_test::Json::parse_file(expected_path)["derived_by_fp64_reference_forward_pass"];
