@@ -220,8 +220,8 @@ void Session::parallel(size_t n_tasks, Fn&& fn) {
 
 // Pieces of at least `grain` items, about 2 per thread: the elementwise work of
 // a prefill batch (norms, RoPE, SwiGLU over n tokens) ran on the calling
-// thread alone while the others waited, 15% of a Q4_0 prefill token on this
-// 2-core machine (bench --profile). Each item is computed by the same code
+// thread alone while the others waited, 11% of a Q4_0 prefill token on this
+// 2-core machine (bench --profile; 6% more in activation quantization). Each item is computed by the same code
 // whatever the split, so results do not depend on the thread count.
 template <class Fn>
 void Session::parallel_range(size_t n, size_t grain, Fn&& fn) {
@@ -305,9 +305,9 @@ void Session::linear_same_input(const float* x, uint32_t m,
     const kernels::MatmulKernel& kernel = *first->first->kernel;
     const uint32_t k = first->first->in;
     auto last = first;
-    MatmulOutput batch[4];
+    MatmulOutput batch[kMaxMatmulOutputs];
     size_t n_batch = 0;
-    for (; last != outs.end() && last->first->kernel == &kernel && n_batch < 4; ++last) {
+    for (; last != outs.end() && last->first->kernel == &kernel && n_batch < kMaxMatmulOutputs; ++last) {
       batch[n_batch++] = MatmulOutput{last->first->out, last->first->rhs, last->second};
     }
     if (packed_for == nullptr || packed_for->pack_lhs != kernel.pack_lhs || packed_for->lhs_type != kernel.lhs_type) {

@@ -55,15 +55,14 @@ void parallel_matmul(ThreadPool& pool, const kernels::MatmulKernel& kernel, size
 
 void parallel_matmuls(ThreadPool& pool, const kernels::MatmulKernel& kernel, size_t m, size_t k,
                       const void* lhs_packed, const MatmulOutput* outs, size_t n_outs) {
-  constexpr size_t kMaxOutputs = 4;
-  if (n_outs == 1 || n_outs > kMaxOutputs) {
+  if (n_outs == 1 || n_outs > kMaxMatmulOutputs) {
     for (size_t i = 0; i < n_outs; ++i) {
       parallel_matmul(pool, kernel, m, outs[i].n, k, lhs_packed, outs[i].rhs_packed, outs[i].dst, outs[i].n);
     }
     return;
   }
-  MatmulSplit splits[kMaxOutputs];
-  size_t first_task[kMaxOutputs + 1] = {};
+  MatmulSplit splits[kMaxMatmulOutputs];
+  size_t first_task[kMaxMatmulOutputs + 1] = {};
   for (size_t i = 0; i < n_outs; ++i) {
     splits[i] = split_matmul(kernel, m, outs[i].n, pool.size());
     first_task[i + 1] = first_task[i] + splits[i].tasks();

@@ -42,6 +42,7 @@ struct MatmulOutput {
   const void* rhs_packed = nullptr;  // W, as for parallel_matmul
   float* dst = nullptr;              // (m, n) floats, row stride n
 };
+inline constexpr size_t kMaxMatmulOutputs = 4;  // outputs parallel_matmuls takes in one round
 void parallel_matmuls(ThreadPool& pool, const kernels::MatmulKernel& kernel, size_t m, size_t k,
                       const void* lhs_packed, const MatmulOutput* outs, size_t n_outs);
 
