@@ -105,8 +105,16 @@ float dot(const float* x, const float* y, size_t n) {
 
 void rmsnorm(float* out, const float* x, const float* weight, size_t n, float eps) {
   // Sum of squares in double: n can be 8192 and the result feeds every layer.
-  double ss = 0.0;
-  for (size_t i = 0; i < n; ++i) ss += static_cast<double>(x[i]) * x[i];
+  // Eight partial sums, which the compiler turns into vectors of doubles; one
+  // sequential sum was 7 instructions per value under qemu (0.12 M of a 9.9 M
+  // prefill token, dim 1024 x 8 layers).
+  double part[8] = {};
+  size_t j = 0;
+  for (; j + 8 <= n; j += 8) {
+    for (size_t l = 0; l < 8; ++l) part[l] += static_cast<double>(x[j + l]) * x[j + l];
+  }
+  for (; j < n; ++j) part[0] += static_cast<double>(x[j]) * x[j];
+  const double ss = ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]));
   const auto inv = static_cast<float>(1.0 / std::sqrt(ss / static_cast<double>(n) + eps));
   const Batch vinv(inv);
   size_t i = 0;
@@ -198,8 +206,38 @@ void rope(float* x, size_t n_rot, const float* cos_sin, RopeStyle style) {
   }
 }
 
+// Every token stores its keys and values through this; the scalar reference
+// per element was 0.09 M instructions of a 9.9 M prefill token under qemu (dim
+// 1024 x 8 layers). ARM has the conversion; elsewhere (x86-64's baseline has
+// none) it is branch-free like fp16_to_fp32 below, so it vectorizes. Both are
+// bit-identical to kernels::ref::fp32_to_fp16 on every float with any of the
+// rounding-relevant low bits (tests/engine/ops_test.cpp).
 void fp32_to_fp16(const float* x, uint16_t* y, size_t n) {
-  for (size_t i = 0; i < n; ++i) y[i] = kernels::ref::fp32_to_fp16(x[i]);
+#if defined(__aarch64__)
+  // ARMv8's own conversion (FCVTN once vectorized): round to nearest even,
+  // NaNs quieted with their top payload bits, as the reference does.
+  for (size_t i = 0; i < n; ++i) y[i] = std::bit_cast<uint16_t>(static_cast<__fp16>(x[i]));
+#else
+  constexpr uint32_t kRebias = uint32_t{127 - 15} << 23;
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t u = std::bit_cast<uint32_t>(x[i]);
+    const uint32_t sign = (u >> 16) & 0x8000u;
+    const uint32_t mag = u & 0x7fffffffu;
+    const uint32_t is_nan = 0u - static_cast<uint32_t>(mag > 0x7f800000u);
+    const uint32_t is_inf = (0u - static_cast<uint32_t>(mag >= 0x477ff000u)) & ~is_nan;  // rounds past 65504
+    const uint32_t is_normal = (0u - static_cast<uint32_t>(mag >= 0x38800000u)) & ~(is_nan | is_inf);
+    // NaN: quiet, the top 10 payload bits kept.
+    const uint32_t nan = 0x7e00u | ((mag >> 13) & 0x3ffu);
+    // Normal: round the mantissa to 10 bits, ties to even (a carry bumps the exponent).
+    const uint32_t normal = (mag + 0xfffu + ((mag >> 13) & 1u) - kRebias) >> 13;
+    // Subnormal (and zero): |x| + 0.5 rounds |x| to a multiple of 2^-24, ties
+    // to even, in the float addition itself; the bits above 0.5's are the count.
+    const uint32_t small = std::bit_cast<uint32_t>(std::bit_cast<float>(mag) + 0.5f) - 0x3f000000u;
+    const uint32_t bits = (nan & is_nan) | (0x7c00u & is_inf) | (normal & is_normal) |
+                          (small & ~(is_nan | is_inf | is_normal));
+    y[i] = static_cast<uint16_t>(bits | sign);
+  }
+#endif
 }
 
 // Branch-free, so the compiler vectorizes it for the baseline (SSE2, NEON): the
@@ -209,6 +247,11 @@ void fp32_to_fp16(const float* x, uint16_t* y, size_t n) {
 // layers). Bit-identical to the reference, every one of the 65536 halves
 // (tests/engine/ops_test.cpp).
 void fp16_to_fp32(const uint16_t* x, float* y, size_t n) {
+#if defined(__aarch64__)
+  // ARMv8's own conversion (FCVTL once vectorized), exact like the reference:
+  // 2 instructions per 4 values against 12 for the bit operations below.
+  for (size_t i = 0; i < n; ++i) y[i] = static_cast<float>(std::bit_cast<__fp16>(x[i]));
+#else
   constexpr uint32_t kRebias = uint32_t{127 - 15} << 23;  // exponent bias difference, in place
   for (size_t i = 0; i < n; ++i) {
     const uint32_t h = x[i];
@@ -226,6 +269,7 @@ void fp16_to_fp32(const uint16_t* x, float* y, size_t n) {
     const uint32_t bits = (special & is_special) | (normal & is_normal) | (small & ~(is_special | is_normal));
     y[i] = std::bit_cast<float>(bits | sign);
   }
+#endif
 }
 
 }  // namespace engine::ops

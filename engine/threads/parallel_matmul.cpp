@@ -22,6 +22,18 @@ MatmulSplit split_matmul(const kernels::MatmulKernel& kernel, size_t m, size_t n
   if (m == 0 || n == 0) return s;
   const size_t m_step = std::max<size_t>(kernel.m_step, 1), n_step = std::max<size_t>(kernel.n_step, 1);
   const size_t m_blocks = ceil_div(m, m_step), n_blocks = ceil_div(n, n_step);
+  if (m_blocks == 1 && threads > 1) {
+    s.m_chunk = m_blocks * m_step;
+    s.m_tasks = 1;
+    size_t done = 0;
+    while (done < n_blocks) {
+      size_t take = std::max(kMinGuidedBlocks, ceil_div(n_blocks - done, 2 * threads));
+      if (s.n_tasks + 1 == kMaxGuidedTasks) take = n_blocks - done;
+      done += std::min(take, n_blocks - done);
+      s.n_bounds[++s.n_tasks] = static_cast<uint32_t>(std::min(n, done * n_step));
+    }
+    return s;
+  }
   const size_t target = threads <= 1 ? 1 : threads * kTasksPerThread;
   const auto [n_per, n_tasks] = split_blocks(n_blocks, target);
   const auto [m_per, m_tasks] = split_blocks(m_blocks, ceil_div(target, n_tasks));
@@ -37,8 +49,9 @@ namespace {
 // Task `task` of split s: its block of rows of X and of W.
 void run_task(const kernels::MatmulKernel& kernel, const MatmulSplit& s, size_t task, size_t m, size_t n, size_t k,
               const uint8_t* lhs, const uint8_t* rhs, float* dst, size_t dst_stride) {
-  const size_t m0 = task / s.n_tasks * s.m_chunk, n0 = task % s.n_tasks * s.n_chunk;
-  const size_t rows = std::min(s.m_chunk, m - m0), cols = std::min(s.n_chunk, n - n0);
+  const size_t m0 = task / s.n_tasks * s.m_chunk;
+  const auto [n0, n1] = s.n_range(task % s.n_tasks, n);
+  const size_t rows = std::min(s.m_chunk, m - m0), cols = n1 - n0;
   kernel.run(rows, cols, k, lhs + kernel.lhs_packed_offset(m0, k), rhs + kernel.rhs_packed_offset(n0, k),
              dst + m0 * dst_stride + n0, dst_stride);
 }

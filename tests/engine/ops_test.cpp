@@ -42,6 +42,31 @@ TEST(Ops, Fp16RowConversionHandlesEveryLengthAndOffset) {
 }
 
 
+// Every float whose low 13 bits (the ones rounding drops) are one of the
+// patterns that decide rounding: zero, just below / at / above the half-way
+// point with an even and an odd last kept bit, all ones; with all 2^19 sign,
+// exponent and kept-mantissa combinations: infinities, NaNs with payloads,
+// overflow to infinity, normals, subnormal halves and underflow to zero.
+TEST(Ops, Fp32ToFp16RowConversionIsTheReferenceBitForBit) {
+  const uint32_t lows[] = {0x0000, 0x0001, 0x0fff, 0x1000, 0x1001, 0x1fff, 0x0800, 0x0abc};
+  std::vector<float> floats;
+  floats.reserve(size_t{1} << 22);
+  for (uint32_t high = 0; high < (1u << 19); ++high) {
+    for (uint32_t low : lows) floats.push_back(std::bit_cast<float>(high << 13 | low));
+  }
+  std::vector<uint16_t> out(floats.size());
+  engine::ops::fp32_to_fp16(floats.data(), out.data(), floats.size());
+  size_t mismatches = 0;
+  for (size_t i = 0; i < floats.size(); ++i) {
+    const uint16_t want = kernels::ref::fp32_to_fp16(floats[i]);
+    if (out[i] != want && ++mismatches <= 5) {
+      ADD_FAILURE() << std::hex << "float 0x" << std::bit_cast<uint32_t>(floats[i]) << ": 0x" << out[i] << ", want 0x"
+                    << want;
+    }
+  }
+  EXPECT_EQ(mismatches, 0u);
+}
+
 std::vector<float> random_floats(size_t n, uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);

@@ -184,13 +184,32 @@ TEST(ParallelMatmul, SplitsOnTheKernelSteps) {
 }
 
 TEST(ParallelMatmul, SplitShapes) {
-  // Decode: rows of W only, whole n_steps, about 4 tasks per thread.
+  // Decode: rows of W only, guided: tasks of whole n_steps that cover the
+  // rows in order, never grow, start at 1/(2 x threads) of the rows and end
+  // at kMinGuidedBlocks n_steps (or what is left).
+  for (size_t n : {4096, 4100, 8, 9, 1000}) {
+    SCOPED_TRACE("n=" + std::to_string(n));
+    const engine::MatmulSplit s = engine::split_matmul(kMockTiled, 1, n, 6);
+    EXPECT_EQ(s.m_tasks, 1u);
+    ASSERT_GE(s.n_tasks, 1u);
+    EXPECT_LE(s.n_tasks, engine::kMaxGuidedTasks);
+    size_t next = 0, previous = n;
+    for (size_t t = 0; t < s.n_tasks; ++t) {
+      const auto [first, last] = s.n_range(t, n);
+      EXPECT_EQ(first, next);
+      EXPECT_EQ(first % 8, 0u);
+      EXPECT_GT(last, first);  // no empty task
+      if (t + 1 < s.n_tasks) {
+        EXPECT_LE(last - first, previous);
+        EXPECT_GE(last - first, engine::kMinGuidedBlocks * 8);
+      }
+      previous = last - first;
+      next = last;
+    }
+    EXPECT_EQ(next, n);
+  }
   engine::MatmulSplit s = engine::split_matmul(kMockTiled, 1, 4096, 6);
-  EXPECT_EQ(s.m_tasks, 1u);
-  EXPECT_EQ(s.n_chunk % 8, 0u);
-  EXPECT_LE(s.tasks(), 24u);
-  EXPECT_GE(s.n_chunk * s.n_tasks, 4096u);
-  EXPECT_LT(s.n_chunk * (s.n_tasks - 1), 4096u);  // no empty task
+  EXPECT_EQ(s.n_range(0, 4096).second, 43u * 8);  // 1/(2 x 6) of 512 steps, rounded up
   // One thread: one call.
   s = engine::split_matmul(kMockTiled, 64, 4096, 1);
   EXPECT_EQ(s.tasks(), 1u);
