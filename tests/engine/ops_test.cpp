@@ -5,40 +5,62 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <string>
 #include <random>
 #include <vector>
 
 #include "engine/ops.h"
+#include "engine/ops_isa.h"
 #include "kernels/ref/fp16.h"
 
 namespace {
 
+// Each test of the attention row operations runs every instruction set this
+// CPU can run (engine/ops_isa.h), not only the one the engine picks.
+#define FOR_EACH_ATTENTION_ISA(v)                                           \
+  for (const engine::ops::AttentionOps* v : engine::ops::attention_ops_variants()) \
+    if (SCOPED_TRACE(std::string("isa ") + v->isa); true)
+
+TEST(Ops, TheBestAttentionIsaRunsAndTheBaselineIsAlwaysThere) {
+  const auto variants = engine::ops::attention_ops_variants();
+  ASSERT_FALSE(variants.empty());
+  EXPECT_EQ(&engine::ops::attention_ops(), variants.front());
+  EXPECT_STREQ(variants.back()->isa, "baseline");
+  std::string names;
+  for (const auto* v : variants) names += std::string(" ") + v->isa;
+  std::printf("attention row operations compiled and runnable here:%s\n", names.c_str());
+}
+
 TEST(Ops, Fp16RowConversionIsTheReferenceBitForBitOnEveryHalf) {
-  std::vector<uint16_t> halves(65536);
-  for (uint32_t i = 0; i < halves.size(); ++i) halves[i] = static_cast<uint16_t>(i);
-  std::vector<float> out(halves.size());
-  engine::ops::fp16_to_fp32(halves.data(), out.data(), halves.size());
-  size_t mismatches = 0;
-  for (uint32_t i = 0; i < halves.size(); ++i) {
-    const uint32_t want = std::bit_cast<uint32_t>(kernels::ref::fp16_to_fp32(halves[i]));
-    const uint32_t got = std::bit_cast<uint32_t>(out[i]);
-    if (want != got && ++mismatches <= 5) ADD_FAILURE() << std::hex << "half 0x" << i << ": 0x" << got << ", want 0x" << want;
+  FOR_EACH_ATTENTION_ISA(v) {
+    std::vector<uint16_t> halves(65536);
+    for (uint32_t i = 0; i < halves.size(); ++i) halves[i] = static_cast<uint16_t>(i);
+    std::vector<float> out(halves.size());
+    v->fp16_to_fp32(halves.data(), out.data(), halves.size());
+    size_t mismatches = 0;
+    for (uint32_t i = 0; i < halves.size(); ++i) {
+      const uint32_t want = std::bit_cast<uint32_t>(kernels::ref::fp16_to_fp32(halves[i]));
+      const uint32_t got = std::bit_cast<uint32_t>(out[i]);
+      if (want != got && ++mismatches <= 5) ADD_FAILURE() << std::hex << "half 0x" << i << ": 0x" << got << ", want 0x" << want;
+    }
+    EXPECT_EQ(mismatches, 0u);
   }
-  EXPECT_EQ(mismatches, 0u);
 }
 
 TEST(Ops, Fp16RowConversionHandlesEveryLengthAndOffset) {
   // Vector bodies and scalar tails: lengths 0..40 from unaligned starts.
   std::vector<uint16_t> halves(64);
   for (size_t i = 0; i < halves.size(); ++i) halves[i] = static_cast<uint16_t>(0x3c00 + 37 * i);
-  for (size_t start = 0; start < 3; ++start) {
-    for (size_t n = 0; n <= 40; ++n) {
-      std::vector<float> out(n + 1, -7.0f);
-      engine::ops::fp16_to_fp32(halves.data() + start, out.data(), n);
-      for (size_t i = 0; i < n; ++i) EXPECT_EQ(out[i], kernels::ref::fp16_to_fp32(halves[start + i]));
-      EXPECT_EQ(out[n], -7.0f) << "wrote past the end, n = " << n;
+  FOR_EACH_ATTENTION_ISA(v)
+    for (size_t start = 0; start < 3; ++start) {
+      for (size_t n = 0; n <= 40; ++n) {
+        std::vector<float> out(n + 1, -7.0f);
+        v->fp16_to_fp32(halves.data() + start, out.data(), n);
+        for (size_t i = 0; i < n; ++i) EXPECT_EQ(out[i], kernels::ref::fp16_to_fp32(halves[start + i]));
+        EXPECT_EQ(out[n], -7.0f) << "wrote past the end, n = " << n;
+      }
     }
-  }
 }
 
 
@@ -79,32 +101,33 @@ std::vector<float> random_floats(size_t n, uint32_t seed) {
 // position count and row length around the tiles (lanes 4 or 8, tiles of 2 or
 // 4 queries, 4 vectors per pass), with strides wider than the rows.
 TEST(Ops, AttentionRowProductsMatchTheirDefinitionOnEveryShape) {
-  for (size_t d : {1, 3, 4, 7, 8, 16, 31, 64, 67, 128}) {
-    for (size_t n_q = 1; n_q <= 6; ++n_q) {
-      for (size_t n_k : {1, 2, 3, 4, 5, 8, 9, 13, 17}) {
-        SCOPED_TRACE("d=" + std::to_string(d) + " queries=" + std::to_string(n_q) + " positions=" + std::to_string(n_k));
-        const size_t q_stride = d + 2, k_stride = d + 3, s_stride = n_k + 1, o_stride = d + 1;
-        const std::vector<float> q = random_floats(n_q * q_stride, 1), k = random_floats(n_k * k_stride, 2);
-        std::vector<float> scores(n_q * s_stride, -7.0f), out(n_q * o_stride, -7.0f);
-        engine::ops::dot_rows(q.data(), q_stride, n_q, k.data(), k_stride, n_k, d, 0.5f, scores.data(), s_stride);
-        engine::ops::weighted_rows(scores.data(), s_stride, n_q, k.data(), k_stride, n_k, d, out.data(), o_stride);
-        for (size_t i = 0; i < n_q; ++i) {
-          for (size_t p = 0; p < n_k; ++p) {
-            double exact = 0;
-            for (size_t t = 0; t < d; ++t) exact += double{q[i * q_stride + t]} * k[p * k_stride + t];
-            EXPECT_NEAR(scores[i * s_stride + p], 0.5 * exact, 1e-6 * static_cast<double>(d));
+  FOR_EACH_ATTENTION_ISA(v)
+    for (size_t d : {1, 3, 4, 7, 8, 16, 31, 64, 67, 128}) {
+      for (size_t n_q = 1; n_q <= 6; ++n_q) {
+        for (size_t n_k : {1, 2, 3, 4, 5, 8, 9, 13, 17}) {
+          SCOPED_TRACE("d=" + std::to_string(d) + " queries=" + std::to_string(n_q) + " positions=" + std::to_string(n_k));
+          const size_t q_stride = d + 2, k_stride = d + 3, s_stride = n_k + 1, o_stride = d + 1;
+          const std::vector<float> q = random_floats(n_q * q_stride, 1), k = random_floats(n_k * k_stride, 2);
+          std::vector<float> scores(n_q * s_stride, -7.0f), out(n_q * o_stride, -7.0f);
+          v->dot_rows(q.data(), q_stride, n_q, k.data(), k_stride, n_k, d, 0.5f, scores.data(), s_stride);
+          v->weighted_rows(scores.data(), s_stride, n_q, k.data(), k_stride, n_k, d, out.data(), o_stride);
+          for (size_t i = 0; i < n_q; ++i) {
+            for (size_t p = 0; p < n_k; ++p) {
+              double exact = 0;
+              for (size_t t = 0; t < d; ++t) exact += double{q[i * q_stride + t]} * k[p * k_stride + t];
+              EXPECT_NEAR(scores[i * s_stride + p], 0.5 * exact, 1e-6 * static_cast<double>(d));
+            }
+            EXPECT_EQ(scores[i * s_stride + n_k], -7.0f) << "wrote past the positions";
+            for (size_t t = 0; t < d; ++t) {
+              double exact = 0;
+              for (size_t p = 0; p < n_k; ++p) exact += double{scores[i * s_stride + p]} * k[p * k_stride + t];
+              EXPECT_NEAR(out[i * o_stride + t], exact, 1e-6 * static_cast<double>(n_k * d));
+            }
+            EXPECT_EQ(out[i * o_stride + d], -7.0f) << "wrote past the row";
           }
-          EXPECT_EQ(scores[i * s_stride + n_k], -7.0f) << "wrote past the positions";
-          for (size_t t = 0; t < d; ++t) {
-            double exact = 0;
-            for (size_t p = 0; p < n_k; ++p) exact += double{scores[i * s_stride + p]} * k[p * k_stride + t];
-            EXPECT_NEAR(out[i * o_stride + t], exact, 1e-6 * static_cast<double>(n_k * d));
-          }
-          EXPECT_EQ(out[i * o_stride + d], -7.0f) << "wrote past the row";
         }
       }
     }
-  }
 }
 
 // A query's results do not depend on the other queries of the call: a token
@@ -112,16 +135,18 @@ TEST(Ops, AttentionRowProductsMatchTheirDefinitionOnEveryShape) {
 TEST(Ops, AttentionRowProductsDoNotDependOnTheOtherQueries) {
   const size_t d = 64, n_k = 23, n_q = 5;
   const std::vector<float> q = random_floats(n_q * d, 3), k = random_floats(n_k * d, 4);
-  std::vector<float> all(n_q * n_k), all_out(n_q * d);
-  engine::ops::dot_rows(q.data(), d, n_q, k.data(), d, n_k, d, 0.125f, all.data(), n_k);
-  engine::ops::weighted_rows(all.data(), n_k, n_q, k.data(), d, n_k, d, all_out.data(), d);
-  for (size_t i = 0; i < n_q; ++i) {
-    std::vector<float> one(n_k), one_out(d);
-    engine::ops::dot_rows(q.data() + i * d, d, 1, k.data(), d, n_k, d, 0.125f, one.data(), n_k);
-    engine::ops::weighted_rows(all.data() + i * n_k, n_k, 1, k.data(), d, n_k, d, one_out.data(), d);
-    for (size_t p = 0; p < n_k; ++p) EXPECT_EQ(std::bit_cast<uint32_t>(one[p]), std::bit_cast<uint32_t>(all[i * n_k + p]));
-    for (size_t t = 0; t < d; ++t) {
-      EXPECT_EQ(std::bit_cast<uint32_t>(one_out[t]), std::bit_cast<uint32_t>(all_out[i * d + t]));
+  FOR_EACH_ATTENTION_ISA(v) {
+    std::vector<float> all(n_q * n_k), all_out(n_q * d);
+    v->dot_rows(q.data(), d, n_q, k.data(), d, n_k, d, 0.125f, all.data(), n_k);
+    v->weighted_rows(all.data(), n_k, n_q, k.data(), d, n_k, d, all_out.data(), d);
+    for (size_t i = 0; i < n_q; ++i) {
+      std::vector<float> one(n_k), one_out(d);
+      v->dot_rows(q.data() + i * d, d, 1, k.data(), d, n_k, d, 0.125f, one.data(), n_k);
+      v->weighted_rows(all.data() + i * n_k, n_k, 1, k.data(), d, n_k, d, one_out.data(), d);
+      for (size_t p = 0; p < n_k; ++p) EXPECT_EQ(std::bit_cast<uint32_t>(one[p]), std::bit_cast<uint32_t>(all[i * n_k + p]));
+      for (size_t t = 0; t < d; ++t) {
+        EXPECT_EQ(std::bit_cast<uint32_t>(one_out[t]), std::bit_cast<uint32_t>(all_out[i * d + t]));
+      }
     }
   }
 }
