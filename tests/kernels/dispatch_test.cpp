@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/kernel_plan.h"
+#include "engine/ops_isa.h"
 #include "engine/log.h"
 #include "kernels/cpu_features.h"
 #include "kernels/registry.h"
@@ -174,14 +175,17 @@ class KernelPlanLog : public ::testing::Test {
 TEST_F(KernelPlanLog, LogsTheCpuAndOneLinePerWeightType) {
   const std::vector<gguf::GgmlType> types = {gguf::GgmlType::Q4_0, gguf::GgmlType::Q6_K, gguf::GgmlType::Q4_0};
   const engine::KernelPlan plan = engine::plan_kernels(types);
-  ASSERT_EQ(log_.lines.size(), 3u);  // cpu line + Q4_0 + Q6_K
+  ASSERT_EQ(log_.lines.size(), 4u);  // cpu line + attention + Q4_0 + Q6_K
   for (const auto& [level, line] : log_.lines) std::printf("%s: %s\n", engine::log_level_name(level), line.c_str());
   EXPECT_EQ(log_.lines[0].second.rfind("cpu " + kernels::host_cpu_features().describe(), 0), 0u);
   EXPECT_NE(log_.lines[0].second.find("compiled tiers: "), std::string::npos);
-  EXPECT_EQ(log_.lines[1].second.rfind("kernel Q4_0: matmul_f32_q8_0_q4_0_", 0), 0u) << log_.lines[1].second;
-  EXPECT_EQ(log_.lines[2].second.rfind("kernel Q6_K: matmul_f32_q8_k_q6_k_", 0), 0u) << log_.lines[2].second;
-  for (size_t i = 1; i < 3; ++i) {
-    const bool fallback = plan.selections[i - 1].is_fallback();
+  EXPECT_EQ(log_.lines[1].second.rfind(std::string("attention row operations: ") + engine::ops::attention_ops().isa, 0),
+            0u)
+      << log_.lines[1].second;
+  EXPECT_EQ(log_.lines[2].second.rfind("kernel Q4_0: matmul_f32_q8_0_q4_0_", 0), 0u) << log_.lines[2].second;
+  EXPECT_EQ(log_.lines[3].second.rfind("kernel Q6_K: matmul_f32_q8_k_q6_k_", 0), 0u) << log_.lines[3].second;
+  for (size_t i = 2; i < 4; ++i) {
+    const bool fallback = plan.selections[i - 2].is_fallback();
     EXPECT_EQ(log_.lines[i].first, fallback ? engine::LogLevel::warning : engine::LogLevel::info);
     EXPECT_EQ(log_.lines[i].second.find("FALLBACK") != std::string::npos, fallback);
   }

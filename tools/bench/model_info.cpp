@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "engine/ops_isa.h"
 #include "gguf/ggml_types.h"
 
 namespace bench {
@@ -46,6 +47,7 @@ ModelInfo describe_model(const engine::Model& model, const std::string& path) {
   }
   m.output_params = uint64_t{model.output().in} * model.output().out;
   for (const kernels::MatmulSelection& s : model.kernel_plan().selections) m.kernels.push_back(kernel_choice(s));
+  m.attention_isa = engine::ops::attention_ops().isa;
   return m;
 }
 

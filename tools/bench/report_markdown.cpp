@@ -151,7 +151,8 @@ std::string kernels_line(const ModelInfo& m) {
     if (!k.rejected.empty()) s += ", rejected: " + join(k.rejected, ", ");
     parts.push_back(s);
   }
-  return parts.empty() ? "unknown" : join(parts, "; ");
+  parts.push_back("attention: " + m.attention_isa);
+  return join(parts, "; ");
 }
 
 std::string tensor_types_line(const ModelInfo& m) {
