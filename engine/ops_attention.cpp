@@ -16,24 +16,20 @@
 // namespace, ENGINE_OPS_ISA. The baseline alone is SSE2 on x86-64: 4 lanes
 // without FMA, while the matmuls run AVX-512; at a KV depth of 1024 attention
 // was 9.5 ms of a 43.7 ms TinyLlama decode token (bench --profile, 2 threads).
-#include <xsimd/xsimd.hpp>
+#ifndef ENGINE_OPS_ISA
+#define ENGINE_OPS_ISA baseline
+#endif
 
 #if defined(__F16C__)
 #include <immintrin.h>
 #endif
 
-#include "engine/ops.h"
 #include "engine/ops_isa.h"
-
-#ifndef ENGINE_OPS_ISA
-#define ENGINE_OPS_ISA baseline
-#endif
+#include "engine/ops_vector.h"
 
 namespace engine::ops::ENGINE_OPS_ISA {
 namespace {
 
-using Batch = xsimd::batch<float>;
-constexpr size_t kLanes = Batch::size;
 // Queries per tile: 4 x kLanes sums fit the 32 registers of NEON and AVX-512;
 // SSE2 and AVX2 have 16, so 2 there.
 #if defined(__aarch64__) || defined(__AVX512F__)
@@ -180,9 +176,5 @@ void fp16_to_fp32(const uint16_t* x, float* y, size_t n) {
 #endif
   fp16_to_fp32_portable(x + i, y + i, n - i);
 }
-
-#define ENGINE_OPS_STRINGIFY2(x) #x
-#define ENGINE_OPS_STRINGIFY(x) ENGINE_OPS_STRINGIFY2(x)
-extern const AttentionOps kAttentionOps{ENGINE_OPS_STRINGIFY(ENGINE_OPS_ISA), dot_rows, weighted_rows, fp16_to_fp32};
 
 }  // namespace engine::ops::ENGINE_OPS_ISA

@@ -1,4 +1,4 @@
-// Picks the attention row operations' instruction set once (ops_isa.h).
+// Picks the row operations' instruction set once (ops_isa.h).
 #include <array>
 
 #include "engine/ops.h"
@@ -7,21 +7,21 @@
 namespace engine::ops {
 
 namespace baseline {
-extern const AttentionOps kAttentionOps;
+extern const IsaOps kIsaOps;
 }
 #if defined(ENGINE_OPS_X86_VARIANTS)
 namespace x86_v3 {
-extern const AttentionOps kAttentionOps;
+extern const IsaOps kIsaOps;
 }
 namespace x86_v4 {
-extern const AttentionOps kAttentionOps;
+extern const IsaOps kIsaOps;
 }
 #endif
 
 namespace {
 
 struct Candidates {
-  std::array<const AttentionOps*, 3> list{};
+  std::array<const IsaOps*, 3> list{};
   size_t n = 0;
 };
 
@@ -32,14 +32,14 @@ Candidates runnable() {
   // What -march=x86-64-v4 / -v3 let the compiler use.
   if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
       __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512cd")) {
-    c.list[c.n++] = &x86_v4::kAttentionOps;
+    c.list[c.n++] = &x86_v4::kIsaOps;
   }
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi2") &&
       __builtin_cpu_supports("f16c") && __builtin_cpu_supports("movbe")) {
-    c.list[c.n++] = &x86_v3::kAttentionOps;
+    c.list[c.n++] = &x86_v3::kIsaOps;
   }
 #endif
-  c.list[c.n++] = &baseline::kAttentionOps;
+  c.list[c.n++] = &baseline::kIsaOps;
   return c;
 }
 
@@ -50,23 +50,27 @@ const Candidates& candidates() {
 
 }  // namespace
 
-std::span<const AttentionOps* const> attention_ops_variants() { return {candidates().list.data(), candidates().n}; }
+std::span<const IsaOps* const> isa_ops_variants() { return {candidates().list.data(), candidates().n}; }
 
-const AttentionOps& attention_ops() {
-  static const AttentionOps& chosen = *candidates().list[0];
+const IsaOps& isa_ops() {
+  static const IsaOps& chosen = *candidates().list[0];
   return chosen;
 }
 
 void dot_rows(const float* q, size_t q_stride, size_t n_q, const float* k, size_t k_stride, size_t n_k, size_t d,
               float scale, float* out, size_t out_stride) {
-  attention_ops().dot_rows(q, q_stride, n_q, k, k_stride, n_k, d, scale, out, out_stride);
+  isa_ops().dot_rows(q, q_stride, n_q, k, k_stride, n_k, d, scale, out, out_stride);
 }
 
 void weighted_rows(const float* w, size_t w_stride, size_t n_w, const float* v, size_t v_stride, size_t n_v, size_t d,
                    float* out, size_t out_stride) {
-  attention_ops().weighted_rows(w, w_stride, n_w, v, v_stride, n_v, d, out, out_stride);
+  isa_ops().weighted_rows(w, w_stride, n_w, v, v_stride, n_v, d, out, out_stride);
 }
 
-void fp16_to_fp32(const uint16_t* x, float* y, size_t n) { attention_ops().fp16_to_fp32(x, y, n); }
+void fp16_to_fp32(const uint16_t* x, float* y, size_t n) { isa_ops().fp16_to_fp32(x, y, n); }
+
+void softmax(float* x, size_t n) { isa_ops().softmax(x, n); }
+
+void silu_mul(float* gate, const float* up, size_t n) { isa_ops().silu_mul(gate, up, n); }
 
 }  // namespace engine::ops

@@ -16,24 +16,24 @@
 
 namespace {
 
-// Each test of the attention row operations runs every instruction set this
+// Each test of the row operations in ops_isa.h runs every instruction set this
 // CPU can run (engine/ops_isa.h), not only the one the engine picks.
-#define FOR_EACH_ATTENTION_ISA(v)                                           \
-  for (const engine::ops::AttentionOps* v : engine::ops::attention_ops_variants()) \
+#define FOR_EACH_OPS_ISA(v)                                           \
+  for (const engine::ops::IsaOps* v : engine::ops::isa_ops_variants()) \
     if (SCOPED_TRACE(std::string("isa ") + v->isa); true)
 
 TEST(Ops, TheBestAttentionIsaRunsAndTheBaselineIsAlwaysThere) {
-  const auto variants = engine::ops::attention_ops_variants();
+  const auto variants = engine::ops::isa_ops_variants();
   ASSERT_FALSE(variants.empty());
-  EXPECT_EQ(&engine::ops::attention_ops(), variants.front());
+  EXPECT_EQ(&engine::ops::isa_ops(), variants.front());
   EXPECT_STREQ(variants.back()->isa, "baseline");
   std::string names;
   for (const auto* v : variants) names += std::string(" ") + v->isa;
-  std::printf("attention row operations compiled and runnable here:%s\n", names.c_str());
+  std::printf("row operations compiled and runnable here:%s\n", names.c_str());
 }
 
 TEST(Ops, Fp16RowConversionIsTheReferenceBitForBitOnEveryHalf) {
-  FOR_EACH_ATTENTION_ISA(v) {
+  FOR_EACH_OPS_ISA(v) {
     std::vector<uint16_t> halves(65536);
     for (uint32_t i = 0; i < halves.size(); ++i) halves[i] = static_cast<uint16_t>(i);
     std::vector<float> out(halves.size());
@@ -52,7 +52,7 @@ TEST(Ops, Fp16RowConversionHandlesEveryLengthAndOffset) {
   // Vector bodies and scalar tails: lengths 0..40 from unaligned starts.
   std::vector<uint16_t> halves(64);
   for (size_t i = 0; i < halves.size(); ++i) halves[i] = static_cast<uint16_t>(0x3c00 + 37 * i);
-  FOR_EACH_ATTENTION_ISA(v)
+  FOR_EACH_OPS_ISA(v)
     for (size_t start = 0; start < 3; ++start) {
       for (size_t n = 0; n <= 40; ++n) {
         std::vector<float> out(n + 1, -7.0f);
@@ -101,7 +101,7 @@ std::vector<float> random_floats(size_t n, uint32_t seed) {
 // position count and row length around the tiles (lanes 4 or 8, tiles of 2 or
 // 4 queries, 4 vectors per pass), with strides wider than the rows.
 TEST(Ops, AttentionRowProductsMatchTheirDefinitionOnEveryShape) {
-  FOR_EACH_ATTENTION_ISA(v)
+  FOR_EACH_OPS_ISA(v)
     for (size_t d : {1, 3, 4, 7, 8, 16, 31, 64, 67, 128}) {
       for (size_t n_q = 1; n_q <= 6; ++n_q) {
         for (size_t n_k : {1, 2, 3, 4, 5, 8, 9, 13, 17}) {
@@ -135,7 +135,7 @@ TEST(Ops, AttentionRowProductsMatchTheirDefinitionOnEveryShape) {
 TEST(Ops, AttentionRowProductsDoNotDependOnTheOtherQueries) {
   const size_t d = 64, n_k = 23, n_q = 5;
   const std::vector<float> q = random_floats(n_q * d, 3), k = random_floats(n_k * d, 4);
-  FOR_EACH_ATTENTION_ISA(v) {
+  FOR_EACH_OPS_ISA(v) {
     std::vector<float> all(n_q * n_k), all_out(n_q * d);
     v->dot_rows(q.data(), d, n_q, k.data(), d, n_k, d, 0.125f, all.data(), n_k);
     v->weighted_rows(all.data(), n_k, n_q, k.data(), d, n_k, d, all_out.data(), d);
@@ -154,28 +154,30 @@ TEST(Ops, AttentionRowProductsDoNotDependOnTheOtherQueries) {
 // softmax and SwiGLU (through the engine's vector exp) against their
 // definitions in double, over exp's whole range and on every tail length.
 TEST(Ops, SoftmaxAndSiluMatchTheirDefinitions) {
-  for (size_t n : {1, 2, 3, 5, 8, 17, 64, 1000}) {
-    SCOPED_TRACE("n=" + std::to_string(n));
-    std::vector<float> x = random_floats(n, static_cast<uint32_t>(n));
-    for (float& v : x) v *= 90.0f;  // -90 .. 90: past both ends of exp's range
-    std::vector<float> soft = x;
-    engine::ops::softmax(soft.data(), n);
-    double max = x[0], sum = 0;
-    for (float v : x) max = std::max<double>(max, v);
-    for (float v : x) sum += std::exp(double{v} - max);
-    for (size_t i = 0; i < n; ++i) {
-      const double exact = std::exp(double{x[i]} - max) / sum;
-      // x - max is rounded to float first: a relative error of |x - max| 2^-24
-      // in the exponent, on top of exp's few ulp.
-      const double rel = 1e-6 + (max - x[i]) * 0x1p-23;
-      EXPECT_NEAR(soft[i], exact, rel * exact + 1e-30) << "i=" << i;
-    }
-    std::vector<float> gate = x;
-    const std::vector<float> up = random_floats(n, 99);
-    engine::ops::silu_mul(gate.data(), up.data(), n);
-    for (size_t i = 0; i < n; ++i) {
-      const double exact = double{x[i]} / (1.0 + std::exp(-double{x[i]})) * up[i];
-      EXPECT_NEAR(gate[i], exact, 1e-6 * std::abs(exact) + 1e-30) << "i=" << i << " x=" << x[i];
+  FOR_EACH_OPS_ISA(v) {
+    for (size_t n : {1, 2, 3, 5, 8, 17, 64, 1000}) {
+      SCOPED_TRACE("n=" + std::to_string(n));
+      std::vector<float> x = random_floats(n, static_cast<uint32_t>(n));
+      for (float& value : x) value *= 90.0f;  // -90 .. 90: past both ends of exp's range
+      std::vector<float> soft = x;
+      v->softmax(soft.data(), n);
+      double max = x[0], sum = 0;
+      for (float value : x) max = std::max<double>(max, value);
+      for (float value : x) sum += std::exp(double{value} - max);
+      for (size_t i = 0; i < n; ++i) {
+        const double exact = std::exp(double{x[i]} - max) / sum;
+        // x - max is rounded to float first: a relative error of |x - max| 2^-24
+        // in the exponent, on top of exp's few ulp.
+        const double rel = 1e-6 + (max - x[i]) * 0x1p-23;
+        EXPECT_NEAR(soft[i], exact, rel * exact + 1e-30) << "i=" << i;
+      }
+      std::vector<float> gate = x;
+      const std::vector<float> up = random_floats(n, 99);
+      v->silu_mul(gate.data(), up.data(), n);
+      for (size_t i = 0; i < n; ++i) {
+        const double exact = double{x[i]} / (1.0 + std::exp(-double{x[i]})) * up[i];
+        EXPECT_NEAR(gate[i], exact, 1e-6 * std::abs(exact) + 1e-30) << "i=" << i << " x=" << x[i];
+      }
     }
   }
 }
@@ -183,13 +185,15 @@ TEST(Ops, SoftmaxAndSiluMatchTheirDefinitions) {
 // A NaN stays NaN through softmax and SwiGLU, so the check for non-finite
 // logits still sees what a bad model produced.
 TEST(Ops, SoftmaxAndSiluKeepNaN) {
-  std::vector<float> x = {1.0f, std::nanf(""), 2.0f, 3.0f, 4.0f};
-  engine::ops::softmax(x.data(), x.size());
-  EXPECT_NE(engine::ops::first_non_finite(x.data(), x.size()), x.size());
-  std::vector<float> gate = {std::nanf(""), 1.0f, 2.0f, 3.0f, 4.0f}, up(5, 1.0f);
-  engine::ops::silu_mul(gate.data(), up.data(), gate.size());
-  EXPECT_TRUE(std::isnan(gate[0]));
-  EXPECT_FLOAT_EQ(gate[1], 1.0f / (1.0f + std::exp(-1.0f)));
+  FOR_EACH_OPS_ISA(v) {
+    std::vector<float> x = {1.0f, std::nanf(""), 2.0f, 3.0f, 4.0f};
+    v->softmax(x.data(), x.size());
+    EXPECT_NE(engine::ops::first_non_finite(x.data(), x.size()), x.size());
+    std::vector<float> gate = {std::nanf(""), 1.0f, 2.0f, 3.0f, 4.0f}, up(5, 1.0f);
+    v->silu_mul(gate.data(), up.data(), gate.size());
+    EXPECT_TRUE(std::isnan(gate[0]));
+    EXPECT_FLOAT_EQ(gate[1], 1.0f / (1.0f + std::exp(-1.0f)));
+  }
 }
 
 }  // namespace

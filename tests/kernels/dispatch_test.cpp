@@ -179,7 +179,7 @@ TEST_F(KernelPlanLog, LogsTheCpuAndOneLinePerWeightType) {
   for (const auto& [level, line] : log_.lines) std::printf("%s: %s\n", engine::log_level_name(level), line.c_str());
   EXPECT_EQ(log_.lines[0].second.rfind("cpu " + kernels::host_cpu_features().describe(), 0), 0u);
   EXPECT_NE(log_.lines[0].second.find("compiled tiers: "), std::string::npos);
-  EXPECT_EQ(log_.lines[1].second.rfind(std::string("attention row operations: ") + engine::ops::attention_ops().isa, 0),
+  EXPECT_EQ(log_.lines[1].second.rfind(std::string("row operations (attention, softmax, SwiGLU): ") + engine::ops::isa_ops().isa, 0),
             0u)
       << log_.lines[1].second;
   EXPECT_EQ(log_.lines[2].second.rfind("kernel Q4_0: matmul_f32_q8_0_q4_0_", 0), 0u) << log_.lines[2].second;

@@ -47,7 +47,7 @@ ModelInfo describe_model(const engine::Model& model, const std::string& path) {
   }
   m.output_params = uint64_t{model.output().in} * model.output().out;
   for (const kernels::MatmulSelection& s : model.kernel_plan().selections) m.kernels.push_back(kernel_choice(s));
-  m.attention_isa = engine::ops::attention_ops().isa;
+  m.ops_isa = engine::ops::isa_ops().isa;
   return m;
 }
 

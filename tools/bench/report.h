@@ -113,7 +113,7 @@ struct ModelInfo {
   uint64_t layer_params = 0;            // elements of the per-layer matrices
   uint64_t output_params = 0;           // elements of the output matrix
   std::vector<KernelChoice> kernels;
-  std::string attention_isa = "unknown";  // instruction set of the attention row operations (engine/ops_isa.h)
+  std::string ops_isa = "unknown";  // instruction set of the attention row operations (engine/ops_isa.h)
   std::string kv_type = "f16";
   double load_ms = kUnknown;
   uint64_t rss_after_load_bytes = 0;    // 0 unknown

@@ -136,7 +136,7 @@ void write_model(JsonWriter& j, const ModelInfo& m) {
   u64(j, "weight_bytes_per_token", m.weight_bytes_per_token);
   u64(j, "layer_params", m.layer_params);
   u64(j, "output_params", m.output_params);
-  str(j, "attention_isa", m.attention_isa);
+  str(j, "ops_isa", m.ops_isa);
   j.key("kernels").begin_array();
   for (const KernelChoice& k : m.kernels) {
     j.begin_object();

@@ -120,7 +120,7 @@ Report report_from_json(const JsonValue& json) {
     run.model.weight_bytes_per_token = ru64(m["weight_bytes_per_token"]);
     run.model.layer_params = ru64(m["layer_params"]);
     run.model.output_params = ru64(m["output_params"]);
-    run.model.attention_isa = m["attention_isa"].string("unknown");
+    run.model.ops_isa = m["ops_isa"].string("unknown");
     for (const JsonValue& k : m["kernels"].items()) {
       KernelChoice kc;
       kc.weight_type = k["weight_type"].string();

@@ -151,7 +151,7 @@ std::string kernels_line(const ModelInfo& m) {
     if (!k.rejected.empty()) s += ", rejected: " + join(k.rejected, ", ");
     parts.push_back(s);
   }
-  parts.push_back("attention: " + m.attention_isa);
+  parts.push_back("row operations: " + m.ops_isa);
   return join(parts, "; ");
 }
 
