@@ -12,7 +12,7 @@
 //
 // This file is compiled once per instruction set the engine dispatches to
 // (ops_isa.h): for the target's baseline everywhere, and on x86-64 also for
-// x86-64-v3 (AVX2, FMA, F16C) and x86-64-v4 (AVX-512), each into its own
+// AVX2 (+FMA, F16C) and AVX-512 (F, BW, DQ, VL, CD), each into its own
 // namespace, ENGINE_OPS_ISA. The baseline alone is SSE2 on x86-64: 4 lanes
 // without FMA, while the matmuls run AVX-512; at a KV depth of 1024 attention
 // was 9.5 ms of a 43.7 ms TinyLlama decode token (bench --profile, 2 threads).

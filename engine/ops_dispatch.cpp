@@ -3,6 +3,7 @@
 
 #include "engine/ops.h"
 #include "engine/ops_isa.h"
+#include "kernels/cpu_features.h"
 
 namespace engine::ops {
 
@@ -10,10 +11,10 @@ namespace baseline {
 extern const IsaOps kIsaOps;
 }
 #if defined(ENGINE_OPS_X86_VARIANTS)
-namespace x86_v3 {
+namespace x86_avx2 {
 extern const IsaOps kIsaOps;
 }
-namespace x86_v4 {
+namespace x86_avx512 {
 extern const IsaOps kIsaOps;
 }
 #endif
@@ -28,16 +29,16 @@ struct Candidates {
 Candidates runnable() {
   Candidates c;
 #if defined(ENGINE_OPS_X86_VARIANTS)
-  __builtin_cpu_init();
-  // What -march=x86-64-v4 / -v3 let the compiler use.
-  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
-      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512cd")) {
-    c.list[c.n++] = &x86_v4::kIsaOps;
+  // The flags each variant is compiled with (engine/CMakeLists.txt), as the
+  // kernels' detection sees them (cpuid, and xgetbv for the OS's support).
+  using kernels::Feature;
+  const kernels::CpuFeatures& cpu = kernels::host_cpu_features();
+  const bool avx2 = cpu.has(Feature::avx2) && cpu.has(Feature::fma) && cpu.has(Feature::f16c);
+  if (avx2 && cpu.has(Feature::avx512f) && cpu.has(Feature::avx512bw) && cpu.has(Feature::avx512dq) &&
+      cpu.has(Feature::avx512vl) && cpu.has(Feature::avx512cd)) {
+    c.list[c.n++] = &x86_avx512::kIsaOps;
   }
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi2") &&
-      __builtin_cpu_supports("f16c") && __builtin_cpu_supports("movbe")) {
-    c.list[c.n++] = &x86_v3::kIsaOps;
-  }
+  if (avx2) c.list[c.n++] = &x86_avx2::kIsaOps;
 #endif
   c.list[c.n++] = &baseline::kIsaOps;
   return c;

@@ -12,7 +12,7 @@
 namespace engine::ops {
 
 struct IsaOps {
-  const char* isa;  // "baseline", "x86_v3", "x86_v4"
+  const char* isa;  // "baseline", "x86_avx2", "x86_avx512"
   void (*dot_rows)(const float* q, size_t q_stride, size_t n_q, const float* k, size_t k_stride, size_t n_k, size_t d,
                    float scale, float* out, size_t out_stride);
   void (*weighted_rows)(const float* w, size_t w_stride, size_t n_w, const float* v, size_t v_stride, size_t n_v,

@@ -17,7 +17,7 @@ namespace {
 constexpr const char* kFeatureNames[] = {
     "asimd",  "fp16",  "dotprod", "i8mm",     "bf16",     "sve",        "sve2",       "svei8mm", "sme",
     "sse4.2", "avx",   "avx2",    "fma",      "f16c",     "avx512f",    "avx512bw",   "avx512vl",
-    "avx512vnni", "avx512bf16", "avxvnni",
+    "avx512dq", "avx512cd", "avx512vnni", "avx512bf16", "avxvnni",
 };
 static_assert(sizeof(kFeatureNames) / sizeof(kFeatureNames[0]) == static_cast<size_t>(Feature::kCount));
 
@@ -105,6 +105,8 @@ CpuFeatures detect() {
     if (zmm && (b & (1u << 16))) f.set(Feature::avx512f);
     if (zmm && (b & (1u << 30))) f.set(Feature::avx512bw);
     if (zmm && (b & (1u << 31))) f.set(Feature::avx512vl);
+    if (zmm && (b & (1u << 17))) f.set(Feature::avx512dq);
+    if (zmm && (b & (1u << 28))) f.set(Feature::avx512cd);
     if (zmm && (c & (1u << 11))) f.set(Feature::avx512vnni);
   }
   if (__get_cpuid_count(7, 1, &a, &b, &c, &d)) {

@@ -29,6 +29,8 @@ enum class Feature : uint32_t {
   avx512f,
   avx512bw,
   avx512vl,
+  avx512dq,
+  avx512cd,
   avx512vnni,
   avx512bf16,
   avxvnni,
