@@ -133,19 +133,23 @@ TEST(Ops, AttentionRowProductsMatchTheirDefinitionOnEveryShape) {
 // A query's results do not depend on the other queries of the call: a token
 // gives the same attention alone as in a batch, bit for bit.
 TEST(Ops, AttentionRowProductsDoNotDependOnTheOtherQueries) {
-  const size_t d = 64, n_k = 23, n_q = 5;
-  const std::vector<float> q = random_floats(n_q * d, 3), k = random_floats(n_k * d, 4);
-  FOR_EACH_OPS_ISA(v) {
-    std::vector<float> all(n_q * n_k), all_out(n_q * d);
-    v->dot_rows(q.data(), d, n_q, k.data(), d, n_k, d, 0.125f, all.data(), n_k);
-    v->weighted_rows(all.data(), n_k, n_q, k.data(), d, n_k, d, all_out.data(), d);
-    for (size_t i = 0; i < n_q; ++i) {
-      std::vector<float> one(n_k), one_out(d);
-      v->dot_rows(q.data() + i * d, d, 1, k.data(), d, n_k, d, 0.125f, one.data(), n_k);
-      v->weighted_rows(all.data() + i * n_k, n_k, 1, k.data(), d, n_k, d, one_out.data(), d);
-      for (size_t p = 0; p < n_k; ++p) EXPECT_EQ(std::bit_cast<uint32_t>(one[p]), std::bit_cast<uint32_t>(all[i * n_k + p]));
-      for (size_t t = 0; t < d; ++t) {
-        EXPECT_EQ(std::bit_cast<uint32_t>(one_out[t]), std::bit_cast<uint32_t>(all_out[i * d + t]));
+  // Rows of whole vectors and with scalar tails (4, 8 and 16 lanes).
+  for (const size_t d : {64, 67, 3, 128}) {
+    SCOPED_TRACE("d=" + std::to_string(d));
+    const size_t n_k = 23, n_q = 5;
+    const std::vector<float> q = random_floats(n_q * d, 3), k = random_floats(n_k * d, 4);
+    FOR_EACH_OPS_ISA(v) {
+      std::vector<float> all(n_q * n_k), all_out(n_q * d);
+      v->dot_rows(q.data(), d, n_q, k.data(), d, n_k, d, 0.125f, all.data(), n_k);
+      v->weighted_rows(all.data(), n_k, n_q, k.data(), d, n_k, d, all_out.data(), d);
+      for (size_t i = 0; i < n_q; ++i) {
+        std::vector<float> one(n_k), one_out(d);
+        v->dot_rows(q.data() + i * d, d, 1, k.data(), d, n_k, d, 0.125f, one.data(), n_k);
+        v->weighted_rows(all.data() + i * n_k, n_k, 1, k.data(), d, n_k, d, one_out.data(), d);
+        for (size_t p = 0; p < n_k; ++p) EXPECT_EQ(std::bit_cast<uint32_t>(one[p]), std::bit_cast<uint32_t>(all[i * n_k + p]));
+        for (size_t t = 0; t < d; ++t) {
+          EXPECT_EQ(std::bit_cast<uint32_t>(one_out[t]), std::bit_cast<uint32_t>(all_out[i * d + t]));
+        }
       }
     }
   }
