@@ -1,6 +1,8 @@
 // Elementwise and row operations of the forward pass, in fp32 with xsimd,
-// compiled for the target's baseline (SSE2 on x86-64, NEON on aarch64). The
-// matmuls are not here: they go through the kernel registry.
+// compiled for the target's baseline (SSE2 on x86-64, NEON on aarch64); the
+// attention products, softmax, SwiGLU and fp16_to_fp32 also for AVX2 and
+// AVX-512 on x86-64, picked at run time (ops_isa.h). The matmuls are not here:
+// they go through the kernel registry.
 #pragma once
 
 #include <cstddef>
