@@ -16,7 +16,7 @@ void softmax(float* x, size_t n) {
   // The maximum in vectors (std::fmax per value was a library call each, 2.4%
   // of a decode at KV depth 1024 on x86).
   Batch vm(x[0]);
-  for_each_vector(n, [&](size_t i, size_t count) { vm = xsimd::max(vm, count == kLanes ? Batch::load_unaligned(x + i) : Batch(x[0])); });
+  for (size_t i = 0; i + kLanes <= n; i += kLanes) vm = xsimd::max(vm, Batch::load_unaligned(x + i));
   alignas(64) float lanes[kLanes];
   vm.store_aligned(lanes);
   float max = x[0];
