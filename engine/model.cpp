@@ -1,10 +1,10 @@
 #include "engine/model.h"
 
 #include <cmath>
-#include <cstdlib>
 
 #include "engine/error.h"
 #include "engine/log.h"
+#include "engine/memory.h"
 #include "kernels/ref/type_ops.h"
 
 namespace engine {
@@ -17,6 +17,11 @@ std::string shape_of(std::initializer_list<uint64_t> shape) {
     s.append(std::to_string(d));
   }
   return s.append("]");
+}
+
+// Bytes a matrix takes in its kernel's layout, at a 64-byte boundary.
+uint64_t packed_bytes(const kernels::MatmulKernel& kernel, uint64_t out, uint64_t in) {
+  return (kernel.rhs_packed_size(out, in) + 63) / 64 * 64;
 }
 
 }  // namespace
@@ -48,8 +53,6 @@ std::vector<float> Model::load_vector(const std::string& name, uint64_t n, bool 
   return v;
 }
 
-void Model::FreeAligned::operator()(uint8_t* p) const { std::free(p); }
-
 Linear Model::make_linear(const gguf::TensorInfo& t) {
   Linear l;
   l.name = std::string(t.name);
@@ -65,10 +68,9 @@ Linear Model::make_linear(const gguf::TensorInfo& t) {
   if (l.kernel->pack_rhs != nullptr) {
     // Repack once into the kernel's layout, then let the source pages go, so
     // the resident set holds one copy of each matrix, not two.
-    const size_t size = (l.kernel->rhs_packed_size(l.out, l.in) + 63) / 64 * 64;
-    auto* packed = static_cast<uint8_t*>(std::aligned_alloc(64, size));
-    if (packed == nullptr) throw ResourceError(file_.path() + ": out of memory repacking '" + l.name + "'");
-    repacked_.emplace_back(packed);
+    const uint64_t size = packed_bytes(*l.kernel, l.out, l.in);
+    uint8_t* packed = repacked_.allocate(size);
+    if (packed == nullptr) throw ResourceError(file_.path() + ": no room left repacking '" + l.name + "'");
     heap_weight_bytes_ += size;
     l.kernel->pack_rhs(l.out, l.in, l.rhs, packed);
     file_.release_pages(t);
@@ -104,6 +106,7 @@ std::unique_ptr<Model> Model::load(gguf::File file) {
     if (t.n_dims == 2) types.push_back(t.type);
   }
   m->plan_ = plan_kernels(types);
+  m->reserve_repacked();
 
   m->token_embd_ = &m->require("token_embd.weight", {c.n_embd, c.n_vocab});
   if (kernels::ref::type_ops(m->token_embd_->type) == nullptr) {
@@ -142,7 +145,34 @@ std::unique_ptr<Model> Model::load(gguf::File file) {
       l.k_norm = m->load_vector(b + "attn_k_norm.weight", c.head_dim_k);
     }
   }
+  m->repacked_.release_unused();
+  m->log_repacked();
   return m;
+}
+
+// Room for every matrix its kernel repacks (an upper bound: token_embd.weight
+// counts too, and is repacked only as a tied output), in one StreamArena.
+void Model::reserve_repacked() {
+  uint64_t total = 0;
+  for (const auto& t : file_.tensors()) {
+    const kernels::MatmulKernel* kernel = t.n_dims == 2 ? plan_.kernel_for(t.type) : nullptr;
+    if (kernel == nullptr || kernel->pack_rhs == nullptr) continue;
+    const uint64_t bytes = packed_bytes(*kernel, t.ne[1], t.ne[0]);
+    if (bytes > UINT64_MAX / 2 - total) throw ResourceError(file_.path() + ": the repacked weights' size overflows");
+    total += bytes;
+  }
+  repacked_ = StreamArena(total, file_.path() + ": repacked weights");
+}
+
+void Model::log_repacked() const {
+  if (repacked_.used() == 0) return;
+  std::string line = "model " + file_.path() + ": repacked weights " + format_bytes(repacked_.used()) + ", ";
+  if (repacked_.huge_pages_advised()) {
+    line += format_bytes(repacked_.huge_page_bytes()) + " of them in 2 MiB pages";
+  } else {
+    line += "in small pages (huge pages not available)";
+  }
+  log_info(line + " (transparent huge pages: " + transparent_huge_pages_mode() + ")");
 }
 
 void Model::embed(int32_t token, float* x) const {

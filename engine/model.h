@@ -10,6 +10,7 @@
 
 #include "engine/kernel_plan.h"
 #include "engine/model_config.h"
+#include "engine/stream_arena.h"
 #include "gguf/file.h"
 #include "kernels/matmul.h"
 
@@ -67,6 +68,10 @@ class Model {
   // mapping are released) and the 1-D tensors converted to float. Everything
   // else is read from the mapping, which commits no memory.
   uint64_t heap_weight_bytes() const { return heap_weight_bytes_; }
+  // The repacked matrices' bytes, and how many of them sit in 2 MiB pages now
+  // (engine/stream_arena.h; 0 where the kernel gave none or /proc is unreadable).
+  uint64_t repacked_bytes() const { return repacked_.used(); }
+  uint64_t repacked_huge_page_bytes() const { return repacked_.huge_page_bytes(); }
 
  private:
   explicit Model(gguf::File file) : file_(std::move(file)) {}
@@ -74,6 +79,8 @@ class Model {
   std::vector<float> load_vector(const std::string& name, uint64_t n, bool required = true);
   Linear load_linear(const std::string& name, uint64_t in, uint64_t out);
   Linear make_linear(const gguf::TensorInfo& t);
+  void reserve_repacked();
+  void log_repacked() const;
 
   gguf::File file_;
   ModelConfig config_;
@@ -83,10 +90,7 @@ class Model {
   std::vector<float> output_norm_;
   Linear output_;
   std::vector<float> rope_freq_factors_;
-  struct FreeAligned {
-    void operator()(uint8_t* p) const;
-  };
-  std::vector<std::unique_ptr<uint8_t, FreeAligned>> repacked_;  // weights in a kernel's own layout
+  StreamArena repacked_;  // weights in a kernel's own layout
   uint64_t heap_weight_bytes_ = 0;
 };
 

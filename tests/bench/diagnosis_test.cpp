@@ -113,6 +113,11 @@ std::vector<Case> cases() {
          t.n_threads = 3;
          t.workers.resize(3);
        }},
+      {"small_pages",
+       [](Report& r) {
+         r.device.transparent_huge_pages = "never";
+         r.runs[0].model.repacked_huge_page_bytes = 0;
+       }},
       {"memory_bandwidth",
        [](Report& r) {
          r.runs[0].probe.gb_per_s = Stats::of({19.1, 19.0, 19.3});
@@ -176,7 +181,7 @@ TEST_P(DiagnosisPair, InjectedCauseComesFirst) {
   EXPECT_NE(text.find("1. **" + c.cause + "**"), std::string::npos) << text;
 }
 
-INSTANTIATE_TEST_SUITE_P(Causes, DiagnosisPair, ::testing::Range<size_t>(0, 15),
+INSTANTIATE_TEST_SUITE_P(Causes, DiagnosisPair, ::testing::Range<size_t>(0, 16),
                          [](const ::testing::TestParamInfo<size_t>& p) { return cases().at(p.param).cause; });
 
 TEST(Diagnosis, HeadlineStatesTheRatio) {

@@ -56,8 +56,11 @@ TEST(Doctor, HotThrottledPhoneWarnsAboutHeatCapsAndBatterySaver) {
   ASSERT_EQ(hot.size(), 1u) << d.text;
   EXPECT_NE(hot[0].message.find("cpu-1-7-0 at 86.4 C"), std::string::npos) << hot[0].message;
   EXPECT_EQ(d.with("power", Level::warn).size(), 1u) << d.text;
+  const auto pages = d.with("huge pages", Level::warn);
+  ASSERT_EQ(pages.size(), 1u) << d.text;
+  EXPECT_NE(pages[0].advice.find("transparent_hugepage/enabled"), std::string::npos);
   EXPECT_NE(d.text.find("doctor: "), std::string::npos);
-  EXPECT_GE(warning_count(d.checks), 4);
+  EXPECT_GE(warning_count(d.checks), 5);
 }
 
 TEST(Doctor, PowersaveGovernorOnTheCoresInUse) {
@@ -77,6 +80,7 @@ TEST(Doctor, HealthyPhoneHasNoDeviceWarnings) {
   EXPECT_EQ(d.device_warnings(), 0) << d.text;
   EXPECT_EQ(d.with("governor", Level::ok).size(), 3u) << d.text;
   EXPECT_EQ(d.with("temperature", Level::ok).size(), 1u) << d.text;
+  EXPECT_EQ(d.with("huge pages", Level::ok).size(), 1u) << d.text;
   const auto threads = d.with("threads", Level::ok);
   ASSERT_EQ(threads.size(), 1u);
   EXPECT_NE(threads[0].message.find("recommended: 5 threads"), std::string::npos) << threads[0].message;
@@ -97,6 +101,7 @@ TEST(Doctor, UnreadableThingsAreInfoNotWarnings) {
   EXPECT_EQ(d.with("temperature", Level::info).size(), 1u);
   EXPECT_EQ(d.with("power", Level::info).size(), 1u);
   EXPECT_EQ(d.with("memory", Level::info).size(), 1u);
+  EXPECT_EQ(d.with("huge pages", Level::info).size(), 1u);
 }
 
 TEST(Doctor, ModelMemoryFarAboveTheFileWarns) {

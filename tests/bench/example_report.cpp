@@ -50,6 +50,8 @@ bench::Report example_report() {
   m.load_ms = 412;
   m.rss_after_load_bytes = 641728512;
   m.peak_rss_bytes = 702545920;
+  m.repacked_bytes = 598736896;
+  m.repacked_huge_page_bytes = 597688320;
 
   ThreadsInfo& t = run.threads;
   t.n_threads = 5;
@@ -63,6 +65,7 @@ bench::Report example_report() {
   run.probe.llc_bytes = r.device.llc_bytes;
   run.probe.threads = 5;
   run.probe.loads = "baseline";
+  run.probe.huge_page_bytes = 134217728;
   run.probe.gb_per_s = Stats::of({38.1, 38.4, 37.9, 38.6, 38.2});
 
   TestResult pp{"pp512", "prefill", 512, 0, 0, Stats::of({101.2, 99.8, 100.5, 100.9, 98.7}), {}};

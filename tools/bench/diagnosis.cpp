@@ -421,7 +421,31 @@ std::optional<Finding> thread_count(const Side& a, const Side& b) {
   return f;
 }
 
-// ---- 13 memory_bandwidth ----
+// ---- 13 small_pages ----
+
+// Share of the repacked weights in 2 MiB pages; unknown for reports without
+// the figure (older versions) or without repacked weights.
+double huge_page_share(const ModelInfo& m) {
+  if (m.repacked_bytes == 0) return kUnknown;
+  return static_cast<double>(m.repacked_huge_page_bytes) / static_cast<double>(m.repacked_bytes);
+}
+
+std::optional<Finding> small_pages(const Side& a, const Side& b) {
+  const double sa = huge_page_share(a.run.model), sb = huge_page_share(b.run.model);
+  if (!known(sa) || !known(sb)) return std::nullopt;
+  if ((sa < 0.5) == (sb < 0.5)) return std::nullopt;
+  Finding f;
+  f.side = sa < sb ? 'A' : 'B';
+  f.summary = "weights in 4 KiB pages instead of 2 MiB ones: more TLB misses while decode streams them";
+  auto text = [](const Side& s) {
+    return fmt_bytes_or_none(s.run.model.repacked_huge_page_bytes) + " of " + fmt_bytes(s.run.model.repacked_bytes) +
+           " (transparent huge pages: " + s.report.device.transparent_huge_pages + ")";
+  };
+  f.evidence.push_back("repacked weights in 2 MiB pages: A " + text(a) + ", B " + text(b));
+  return f;
+}
+
+// ---- 14 memory_bandwidth ----
 
 std::optional<Finding> memory_bandwidth(const Side& a, const Side& b) {
   const double ga = a.run.roofline.probe_gb_s, gb = b.run.roofline.probe_gb_s;
@@ -436,7 +460,7 @@ std::optional<Finding> memory_bandwidth(const Side& a, const Side& b) {
   return f;
 }
 
-// ---- 14 different_build, 15 different_device ----
+// ---- 15 different_build, 16 different_device ----
 
 std::optional<Finding> different_build(const Side& a, const Side& b) {
   const BuildInfo& x = a.report.build;
@@ -472,7 +496,8 @@ const RuleEntry kRules[] = {
     {"thread_placement", thread_placement}, {"pinning_failed", pinning_failed},
     {"low_frequency", low_frequency},       {"throttling", throttling},
     {"cpu_contention", cpu_contention},     {"different_test", different_test},     {"measurement_kind", measurement_kind},
-    {"thread_count", thread_count},         {"memory_bandwidth", memory_bandwidth},
+    {"thread_count", thread_count},         {"small_pages", small_pages},
+    {"memory_bandwidth", memory_bandwidth},
     {"different_build", different_build},   {"different_device", different_device},
 };
 

@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 
+#include "engine/stream_arena.h"
 #include "engine/threads/cpu_list.h"
 #include "engine/threads/midr.h"
 #include "engine/version.h"
@@ -205,6 +206,7 @@ DeviceInfo collect_device(const FsRoot& fs, const engine::CpuTopology& topology,
   const std::string meminfo = fs.read("/proc/meminfo").value_or("");
   d.mem_total_bytes = meminfo_bytes(meminfo, "MemTotal");
   d.llc_bytes = last_level_cache_bytes(fs, topology);
+  d.transparent_huge_pages = engine::parse_huge_pages_mode(fs.read("/sys/kernel/mm/transparent_hugepage/enabled").value_or(""));
   return d;
 }
 

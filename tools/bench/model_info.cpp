@@ -48,6 +48,8 @@ ModelInfo describe_model(const engine::Model& model, const std::string& path) {
   m.output_params = uint64_t{model.output().in} * model.output().out;
   for (const kernels::MatmulSelection& s : model.kernel_plan().selections) m.kernels.push_back(kernel_choice(s));
   m.ops_isa = engine::ops::isa_ops().isa;
+  m.repacked_bytes = model.repacked_bytes();
+  m.repacked_huge_page_bytes = model.repacked_huge_page_bytes();
   return m;
 }
 

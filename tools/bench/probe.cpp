@@ -3,10 +3,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <memory>
-#include <new>
 #include <vector>
 
+#include "engine/stream_arena.h"
 #include "kernels/cpu_features.h"
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -90,12 +89,10 @@ ProbeResult probe_read_bandwidth(engine::ThreadPool& pool, uint64_t bytes, int p
   const size_t n_words = bytes / sizeof(uint64_t);
   const size_t chunk_words = kChunk / sizeof(uint64_t);
   const size_t n_tasks = (n_words + chunk_words - 1) / chunk_words;
-  struct FreeAligned {
-    void operator()(uint64_t* p) const { ::operator delete[](p, std::align_val_t{64}); }
-  };
-  std::unique_ptr<uint64_t, FreeAligned> buffer(
-      static_cast<uint64_t*>(::operator new[](n_words * sizeof(uint64_t), std::align_val_t{64})));
-  uint64_t* data = buffer.get();
+  // The memory the repacked weights live in (2 MiB pages where the kernel
+  // gives them): the decode efficiency compares like with like.
+  engine::StreamArena buffer(n_words * sizeof(uint64_t), "read-bandwidth probe");
+  auto* data = reinterpret_cast<uint64_t*>(buffer.allocate(n_words * sizeof(uint64_t)));
 
   // Each worker writes (first-touches) chunks with distinct values: no shared
   // zero page, no page merging.
@@ -125,6 +122,7 @@ ProbeResult probe_read_bandwidth(engine::ThreadPool& pool, uint64_t bytes, int p
   for (const Sink& s : sinks) keep.fetch_xor(s.value, std::memory_order_relaxed);
 
   ProbeResult r;
+  r.huge_page_bytes = buffer.huge_page_bytes();
   r.buffer_bytes = n_words * sizeof(uint64_t);
   r.threads = static_cast<int>(pool.size());
   r.loads = loads;

@@ -53,6 +53,7 @@ struct DeviceInfo {
   std::vector<std::string> topology_notes;
   uint64_t mem_total_bytes = 0;
   uint64_t llc_bytes = 0;                // largest cache in sysfs; 0 unknown
+  std::string transparent_huge_pages = "unknown";  // always, madvise, never
 };
 
 // Clocks, heat, power and memory at one moment (before and after a run).
@@ -118,6 +119,8 @@ struct ModelInfo {
   double load_ms = kUnknown;
   uint64_t rss_after_load_bytes = 0;    // 0 unknown
   uint64_t peak_rss_bytes = 0;          // at the end of the run
+  uint64_t repacked_bytes = 0;          // matrices in a kernel's layout (engine/stream_arena.h)
+  uint64_t repacked_huge_page_bytes = 0;  // of them, in 2 MiB pages after load
 };
 
 struct WorkerInfo {
@@ -142,6 +145,7 @@ struct ProbeResult {
   uint64_t llc_bytes = 0;
   int threads = 0;
   std::string loads = "unknown";  // load width: avx512, avx2, baseline
+  uint64_t huge_page_bytes = 0;   // of the buffer, in 2 MiB pages (the weights' kind of memory)
   Stats gb_per_s;             // per pass, GB = 1e9 bytes
 };
 

@@ -105,6 +105,7 @@ void write_device(JsonWriter& j, const DeviceInfo& d) {
   strings(j, "topology_notes", d.topology_notes);
   u64(j, "mem_total_bytes", d.mem_total_bytes);
   u64(j, "llc_bytes", d.llc_bytes);
+  str(j, "transparent_huge_pages", d.transparent_huge_pages);
   j.end_object();
 }
 
@@ -153,6 +154,8 @@ void write_model(JsonWriter& j, const ModelInfo& m) {
   num(j, "load_ms", m.load_ms);
   u64(j, "rss_after_load_bytes", m.rss_after_load_bytes);
   u64(j, "peak_rss_bytes", m.peak_rss_bytes);
+  u64(j, "repacked_bytes", m.repacked_bytes);
+  u64(j, "repacked_huge_page_bytes", m.repacked_huge_page_bytes);
   j.end_object();
 }
 
@@ -237,6 +240,7 @@ void write_run(JsonWriter& j, const Run& r) {
   u64(j, "llc_bytes", r.probe.llc_bytes);
   i64(j, "threads", r.probe.threads);
   str(j, "loads", r.probe.loads);
+  u64(j, "huge_page_bytes", r.probe.huge_page_bytes);
   write_stats(j, "gb_per_s", r.probe.gb_per_s);
   j.end_object();
   j.key("tests").begin_array();

@@ -91,6 +91,7 @@ Report report_from_json(const JsonValue& json) {
   r.device.topology_notes = rstrings(d["topology_notes"]);
   r.device.mem_total_bytes = ru64(d["mem_total_bytes"]);
   r.device.llc_bytes = ru64(d["llc_bytes"]);
+  r.device.transparent_huge_pages = d["transparent_huge_pages"].string("unknown");
   const JsonValue& s = json["settings"];
   r.settings.repetitions = rint(s["repetitions"]);
   r.settings.warmup = rint(s["warmup"]);
@@ -134,6 +135,8 @@ Report report_from_json(const JsonValue& json) {
     run.model.kv_type = m["kv_type"].string("unknown");
     run.model.load_ms = rnum(m["load_ms"]);
     run.model.rss_after_load_bytes = ru64(m["rss_after_load_bytes"]);
+    run.model.repacked_bytes = ru64(m["repacked_bytes"]);
+    run.model.repacked_huge_page_bytes = ru64(m["repacked_huge_page_bytes"]);
     run.model.peak_rss_bytes = ru64(m["peak_rss_bytes"]);
 
     const JsonValue& t = rv["threads"];
@@ -152,6 +155,7 @@ Report report_from_json(const JsonValue& json) {
     run.probe.llc_bytes = ru64(p["llc_bytes"]);
     run.probe.threads = rint(p["threads"]);
     run.probe.loads = p["loads"].string("unknown");
+    run.probe.huge_page_bytes = ru64(p["huge_page_bytes"]);
     run.probe.gb_per_s = read_stats(p["gb_per_s"]);
 
     for (const JsonValue& tv : rv["tests"].items()) {

@@ -84,7 +84,8 @@ void roofline_block(std::ostringstream& o, const Run& run) {
     o << "- read bandwidth (probe): " << fmt_double(rl.probe_gb_s) << " GB/s median of " << run.probe.gb_per_s.n
       << " passes (min " << fmt_double(run.probe.gb_per_s.min) << ", max " << fmt_double(run.probe.gb_per_s.max)
       << "), " << fmt_bytes(run.probe.buffer_bytes) << " buffer (last-level cache " << fmt_bytes(run.probe.llc_bytes)
-      << "), " << run.probe.threads << " threads of the same pool, " << run.probe.loads << " loads\n";
+      << "), " << run.probe.threads << " threads of the same pool, " << run.probe.loads << " loads, "
+      << fmt_bytes_or_none(run.probe.huge_page_bytes) << " in 2 MiB pages\n";
   } else {
     o << "- read bandwidth (probe): not run\n";
   }
@@ -201,7 +202,8 @@ std::string report_markdown(const Report& r) {
   if (!d.topology_notes.empty()) o << "| topology notes | " << join(d.topology_notes, "; ") << " |\n";
   o << "| memory | MemTotal " << fmt_bytes(d.mem_total_bytes);
   if (!r.runs.empty()) o << ", MemAvailable " << fmt_bytes(r.runs.front().before.mem_available_bytes) << " before the first run";
-  o << " |\n| last-level cache | " << fmt_bytes(d.llc_bytes) << " |\n";
+  o << " |\n| last-level cache | " << fmt_bytes(d.llc_bytes) << " |\n"
+    << "| transparent huge pages | " << d.transparent_huge_pages << " |\n";
   if (!r.runs.empty()) o << "| power | " << power_line(r.runs.front().before.power) << " |\n";
   o << "| command | `" << r.settings.command_line << "` |\n| created | " << r.created << " |\n\n";
 
@@ -224,7 +226,12 @@ std::string report_markdown(const Report& r) {
         << "x the file)";
     }
     o << ", peak " << fmt_bytes(m.peak_rss_bytes) << "; load " << fmt_double(m.load_ms, 0) << " ms; KV cache "
-      << m.kv_type << " |\n\n";
+      << m.kv_type;
+    if (m.repacked_bytes > 0) {
+      o << "; repacked weights " << fmt_bytes(m.repacked_bytes) << ", "
+        << fmt_bytes_or_none(m.repacked_huge_page_bytes) << " of them in 2 MiB pages";
+    }
+    o << " |\n\n";
   }
 
   results_table(o, r);

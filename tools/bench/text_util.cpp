@@ -21,6 +21,8 @@ std::string fmt_sig(double v, int digits) {
   return buf;
 }
 
+std::string fmt_bytes_or_none(uint64_t bytes) { return bytes == 0 ? "none" : fmt_bytes(bytes); }
+
 std::string fmt_bytes(uint64_t bytes) {
   if (bytes == 0) return "unknown";
   char buf[64];
