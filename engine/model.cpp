@@ -165,7 +165,9 @@ void Model::reserve_repacked() {
 }
 
 void Model::log_repacked() const {
-  if (repacked_.used() == 0) return;
+  // Reading /proc/self/smaps and sysfs for a line nobody sees is skipped (the
+  // fuzzers load a model per input with the log off).
+  if (repacked_.used() == 0 || log_level() > LogLevel::info) return;
   std::string line = "model " + file_.path() + ": repacked weights " + format_bytes(repacked_.used()) + ", ";
   if (repacked_.huge_pages_advised()) {
     line += format_bytes(repacked_.huge_page_bytes()) + " of them in 2 MiB pages";

@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cinttypes>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -26,25 +25,22 @@ uint64_t round_up(uint64_t v, uint64_t to) { return (v + to - 1) / to * to; }
 
 StreamArena::StreamArena(uint64_t capacity, const std::string& what) {
   if (capacity == 0) return;
-  capacity_ = round_up(capacity, page_size());
+  const uint64_t bytes = round_up(capacity, page_size());
   // One huge page more than asked, to start at a 2 MiB boundary inside it.
-  map_bytes_ = capacity_ + kHugePage;
-  void* p = mmap(nullptr, map_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  const uint64_t map_bytes = bytes + kHugePage;
+  void* p = mmap(nullptr, map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) {
     const int e = errno;
-    map_bytes_ = 0;
-    capacity_ = 0;
     throw ResourceError(what + ": cannot reserve " + format_bytes(capacity) + " (" + std::strerror(e) + ")");
   }
-  map_ = static_cast<uint8_t*>(p);
-  base_ = reinterpret_cast<uint8_t*>(round_up(reinterpret_cast<uintptr_t>(map_), kHugePage));
+  auto* map = static_cast<uint8_t*>(p);
+  base_ = reinterpret_cast<uint8_t*>(round_up(reinterpret_cast<uintptr_t>(map), kHugePage));
+  capacity_ = bytes;
   // The slack before the aligned start and after the capacity goes back now.
-  const uint64_t head = static_cast<uint64_t>(base_ - map_);
-  if (head > 0) munmap(map_, head);
-  const uint64_t tail = map_bytes_ - head - capacity_;
+  const uint64_t head = static_cast<uint64_t>(base_ - map);
+  if (head > 0) munmap(map, head);
+  const uint64_t tail = map_bytes - head - capacity_;
   if (tail > 0) munmap(base_ + capacity_, tail);
-  map_ = base_;
-  map_bytes_ = capacity_;
 #if defined(MADV_HUGEPAGE)
   advised_ = capacity_ >= kHugePage && madvise(base_, capacity_, MADV_HUGEPAGE) == 0;
 #endif
@@ -53,9 +49,9 @@ StreamArena::StreamArena(uint64_t capacity, const std::string& what) {
 StreamArena::~StreamArena() { reset(); }
 
 void StreamArena::reset() noexcept {
-  if (map_ != nullptr && map_bytes_ > 0) munmap(map_, map_bytes_);
-  map_ = base_ = nullptr;
-  map_bytes_ = capacity_ = used_ = 0;
+  if (base_ != nullptr && capacity_ > 0) munmap(base_, capacity_);
+  base_ = nullptr;
+  capacity_ = used_ = 0;
   advised_ = false;
 }
 
@@ -64,9 +60,7 @@ StreamArena::StreamArena(StreamArena&& other) noexcept { *this = std::move(other
 StreamArena& StreamArena::operator=(StreamArena&& other) noexcept {
   if (this != &other) {
     reset();
-    map_ = std::exchange(other.map_, nullptr);
     base_ = std::exchange(other.base_, nullptr);
-    map_bytes_ = std::exchange(other.map_bytes_, 0);
     capacity_ = std::exchange(other.capacity_, 0);
     used_ = std::exchange(other.used_, 0);
     advised_ = std::exchange(other.advised_, false);
@@ -83,20 +77,19 @@ uint8_t* StreamArena::allocate(uint64_t bytes) {
 
 void StreamArena::release_unused() {
   const uint64_t keep = round_up(used_, page_size());
-  if (map_ == nullptr || keep >= map_bytes_) return;
-  munmap(map_ + keep, map_bytes_ - keep);
-  map_bytes_ = keep;
+  if (base_ == nullptr || keep >= capacity_) return;
+  munmap(base_ + keep, capacity_ - keep);
   capacity_ = keep;
-  if (keep == 0) map_ = base_ = nullptr;
+  if (keep == 0) base_ = nullptr;
 }
 
 uint64_t StreamArena::huge_page_bytes() const {
-  if (map_ == nullptr) return 0;
+  if (base_ == nullptr) return 0;
   // The mapping's entry in /proc/self/smaps: "start-end perms ..." then
   // "AnonHugePages: N kB" among its fields.
   std::ifstream in("/proc/self/smaps");
   std::string line;
-  const auto begin = reinterpret_cast<uintptr_t>(map_);
+  const auto begin = reinterpret_cast<uintptr_t>(base_);
   bool inside = false;
   uint64_t bytes = 0;
   while (std::getline(in, line)) {
@@ -104,7 +97,7 @@ uint64_t StreamArena::huge_page_bytes() const {
     if (std::sscanf(line.c_str(), "%jx-%jx ", &lo, &hi) == 2 && line.find(':') > line.find(' ')) {
       // Overlap, not containment: the kernel may merge the mapping with a
       // neighbour of the same flags.
-      inside = lo < begin + map_bytes_ && hi > begin;
+      inside = lo < begin + capacity_ && hi > begin;
       continue;
     }
     unsigned long long kb = 0;

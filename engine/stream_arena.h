@@ -50,10 +50,8 @@ class StreamArena {
  private:
   void reset() noexcept;
 
-  uint8_t* map_ = nullptr;  // the whole mapping
-  uint64_t map_bytes_ = 0;
-  uint8_t* base_ = nullptr;  // 2 MiB-aligned start inside it
-  uint64_t capacity_ = 0;
+  uint8_t* base_ = nullptr;  // the mapping, 2 MiB-aligned
+  uint64_t capacity_ = 0;     // its bytes
   uint64_t used_ = 0;
   bool advised_ = false;
 };
