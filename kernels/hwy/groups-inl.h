@@ -46,9 +46,22 @@ HWY_INLINE void StoreAccumulator(const TileIO& io, size_t r, size_t v, VF acc) {
   }
 }
 
+// The last rows - i < kM rows of a pass: Tile<rows>, one instantiation per
+// possible remainder.
+template <class Family, size_t kM>
+HWY_INLINE void TailTile(size_t rows, const typename Family::Lhs* lhs, const uint8_t* group, const TileIO& io) {
+  if constexpr (kM > 0) {
+    if (rows == kM) {
+      Family::template Tile<kM>(lhs, group, io);
+    } else {
+      TailTile<Family, kM - 1>(rows, lhs, group, io);
+    }
+  }
+}
+
 // Y = X W^T for a family: Family::Lhs (activation block), Family::kChunk
 // (weight bytes per block of a group), Family::kTileM (activation rows per
-// pass over a group, at most 4) and Family::Tile<kM>(lhs, group, io).
+// pass over a group) and Family::Tile<kM>(lhs, group, io).
 // Decode (m == 1) streams each group once, whole K per pass. Prefill takes
 // kChunkM rows at a time; for each group, K in passes of about kBlockBytes of
 // weights, and within a pass the rows kTileM at a time, so the pass's weights
@@ -73,20 +86,7 @@ HWY_INLINE void RunGroups(size_t m, size_t n, size_t nb, const typename Family::
         }
         io.partial = partial + (i - m0) * kRows;
         io.dst = dst + i * dst_stride + g * kRows;
-        static_assert(Family::kTileM <= 4, "the tail below handles 1..3 rows");
-        switch (m1 - i) {
-          case 3:
-            Family::template Tile<3>(lhs + i * nb, group, io);
-            break;
-          case 2:
-            Family::template Tile<2>(lhs + i * nb, group, io);
-            break;
-          case 1:
-            Family::template Tile<1>(lhs + i * nb, group, io);
-            break;
-          default:
-            break;
-        }
+        TailTile<Family, Family::kTileM - 1>(m1 - i, lhs + i * nb, group, io);
       }
     }
   }

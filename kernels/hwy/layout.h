@@ -48,9 +48,11 @@ inline constexpr size_t kRows = 16;  // weight rows per group (n_step)
 // One block of 32 activations in the Q8_0 / Q8_1 format: x ~ d * qs.
 struct LhsQ8_0 {
   int8_t qs[32];
-  float d;      // the fp16 scale of the reference block, widened
-  int32_t sum;  // sum of qs: pays for the weight codes' offset
-  float s;      // Q8_1's fp16 d * sum (before d's rounding), widened
+  float d;             // the fp16 scale of the reference block, widened
+  int32_t offset_sum;  // -offset * sum of qs, the offset of the weight codes
+                       // of the kernel that packed it (Q4_0 8, Q5_0 16, Q8_0
+                       // 128; 0 for Q4_1 / Q5_1): the int32 sum's start
+  float s;             // Q8_1's fp16 d * sum of qs (before d's rounding), widened
 };
 static_assert(sizeof(LhsQ8_0) == 44);
 
@@ -58,7 +60,7 @@ static_assert(sizeof(LhsQ8_0) == 44);
 struct LhsQ8K {
   int8_t qs[256];
   float d;
-  int32_t bsum16[16];  // sum of qs[16i .. 16i+15] (Q6_K's -32 offset)
+  int32_t offset16[16];  // -32 * sum of qs[16i .. 16i+15]: pays for Q6_K's code offset
   // Sum of qs[32j .. 32j+31] = 128 * pair_hi[j] + pair_lo[j], pair_lo in
   // 0..127: both fit a signed byte, so the Q4_K mins term is two vpdpbusd.
   int8_t pair_lo[8];
@@ -74,7 +76,9 @@ inline constexpr size_t kQ5_KChunk = 2880;
 inline constexpr size_t kQ6_KChunk = 3360;
 
 // Activation packers (quantize.cpp): m rows of k floats (stride lhs_stride) to
-// m rows of k/32 LhsQ8_0 (Q8_0 and Q8_1 alike) or k/256 LhsQ8K.
+// m rows of k/32 LhsQ8_0 (Q8_0 and Q8_1 alike; kOffset: the weight codes'
+// offset of the kernel, see offset_sum) or k/256 LhsQ8K.
+template <int32_t kOffset>
 void pack_lhs_q8_0(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed);
 void pack_lhs_q8_k(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed);
 

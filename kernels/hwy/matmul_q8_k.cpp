@@ -16,10 +16,12 @@
 //         0..15 / 0..31 (nibble + fifth bit); mins = sum_s m_s * (sum of a
 //         over s), as m . pair_lo + 128 m . pair_hi
 //   Q6_K: sum = sum_s sc_s * (codes . a - 32 * (sum of a)) over 16 sub-blocks
-//         of 16, codes 0..63 rebuilt from 4 + 2 bits
-// then in float, as the reference: (d_w d_a) sum - (dmin_w d_a) mins, or
-// (d_w d_a) sum for Q6_K, super-blocks in order, so the results equal the ref
-// kernel's bit for bit. Lanes are rows (see matmul_q8_0.cpp).
+//         of 16, codes 0..63 rebuilt from 4 + 2 bits (the -32 * sum from
+//         the activations' offset16)
+// then in float, the reference's terms (d_w d_a) sum - (dmin_w d_a) mins, or
+// (d_w d_a) sum for Q6_K, super-blocks in order, each added with a fused
+// multiply-add (hwy_targets_test bounds the difference to the reference).
+// Lanes are rows (see matmul_q8_0.cpp).
 //
 // Decode streams each group once, 16 rows in flight; prefill passes over K in
 // L1-sized pieces with kTileM activation rows per weight block loaded
@@ -109,8 +111,8 @@ struct OffsetFamily {
             }
             for (size_t r = 0; r < kM; ++r) {
               const int8_t* a = lhs[r * io.nb + b].qs + 64 * c + 4 * j;
-              DotSmall(lo[r], wl, Broadcast4(a));
-              DotSmall(hi[r], wh, Broadcast4(a + 32));
+              DotSmall(lo[r], wl, a);
+              DotSmall(hi[r], wh, a + 32);
             }
           }
           const VI32 sc_lo = LoadScalesU8(chunk + Off::kScales + 2 * c * kRows + v * l32);
@@ -126,15 +128,14 @@ struct OffsetFamily {
         for (size_t r = 0; r < kM; ++r) {
           const LhsQ8K& a = lhs[r * io.nb + b];
           DotAcc mins_lo = DotStart(hn::Zero(di32)), mins_hi = DotStart(hn::Zero(di32));
-          DotSmall(mins_lo, m_lo, Broadcast4(a.pair_lo));
-          DotSmall(mins_lo, m_hi, Broadcast4(a.pair_lo + 4));
-          DotSmall(mins_hi, m_lo, Broadcast4(a.pair_hi));
-          DotSmall(mins_hi, m_hi, Broadcast4(a.pair_hi + 4));
+          DotSmall(mins_lo, m_lo, a.pair_lo);
+          DotSmall(mins_lo, m_hi, a.pair_lo + 4);
+          DotSmall(mins_hi, m_lo, a.pair_hi);
+          DotSmall(mins_hi, m_hi, a.pair_hi + 4);
           const VI32 mins = hn::Add(DotFinish(mins_lo), hn::ShiftLeft<7>(DotFinish(mins_hi)));
           const VF d = hn::Mul(dw, hn::Set(df, a.d));
           const VF dmin = hn::Mul(dminw, hn::Set(df, a.d));
-          acc[r] = hn::Add(acc[r],
-                           hn::Sub(hn::Mul(d, hn::ConvertTo(df, isum[r])), hn::Mul(dmin, hn::ConvertTo(df, mins))));
+          acc[r] = hn::NegMulAdd(dmin, hn::ConvertTo(df, mins), hn::MulAdd(d, hn::ConvertTo(df, isum[r]), acc[r]));
         }
       }
       for (size_t r = 0; r < kM; ++r) StoreAccumulator(io, r, v, acc[r]);
@@ -177,7 +178,7 @@ struct Q6Family {
     DotAcc acc[kM][4];
     for (size_t r = 0; r < kM; ++r) {
       for (size_t t = 0; t < 4; ++t) {
-        acc[r][t] = DotStart(hn::Set(di32, -32 * lhs[r * nb + b].bsum16[8 * c + 2 * t + half]));
+        acc[r][t] = DotStart(hn::Set(di32, lhs[r * nb + b].offset16[8 * c + 2 * t + half]));
       }
     }
     for (size_t jj = 0; jj < 4; ++jj) {
@@ -188,7 +189,7 @@ struct Q6Family {
       const VU8 w[4] = {Q6Codes<0>(ql_a, qh), Q6Codes<1>(ql_b, qh), Q6Codes<2>(ql_a, qh), Q6Codes<3>(ql_b, qh)};
       for (size_t r = 0; r < kM; ++r) {
         const int8_t* a = lhs[r * nb + b].qs + 128 * c + 4 * j;
-        for (size_t t = 0; t < 4; ++t) DotSmall(acc[r][t], w[t], Broadcast4(a + 32 * t));
+        for (size_t t = 0; t < 4; ++t) DotSmall(acc[r][t], w[t], a + 32 * t);
       }
     }
     for (size_t t = 0; t < 4; ++t) {
@@ -216,8 +217,7 @@ struct Q6Family {
         }
         const VF dw = LoadHalfScales(chunk + kD + 2 * v * l32);
         for (size_t r = 0; r < kM; ++r) {
-          const VF d = hn::Mul(dw, hn::Set(df, lhs[r * io.nb + b].d));
-          acc[r] = hn::Add(acc[r], hn::Mul(d, hn::ConvertTo(df, isum[r])));
+          acc[r] = hn::MulAdd(hn::Mul(dw, hn::Set(df, lhs[r * io.nb + b].d)), hn::ConvertTo(df, isum[r]), acc[r]);
         }
       }
       for (size_t r = 0; r < kM; ++r) StoreAccumulator(io, r, v, acc[r]);

@@ -47,7 +47,7 @@ HWY_INLINE float AbsMaxOrMinusOne(const float* x, size_t n) {
   return hn::GetLane(hn::MaxOfLanes(df, amax));
 }
 
-void QuantizeQ8_0Row(size_t k, const float* x, LhsQ8_0* out) {
+void QuantizeQ8_0Row(size_t k, const float* x, int32_t offset, LhsQ8_0* out) {
   const DF df;
   const DI32 di32;
   const hn::Rebind<int8_t, DI32> di8_32;
@@ -63,8 +63,9 @@ void QuantizeQ8_0Row(size_t k, const float* x, LhsQ8_0* out) {
       ref::quantize_row_q8_1(xb, &blk, 32);
       std::memcpy(o.qs, blk.qs, 32);
       o.d = ref::fp16_to_fp32(blk.d);
-      o.sum = 0;
-      for (int8_t q : blk.qs) o.sum += q;
+      int32_t sum = 0;
+      for (int8_t q : blk.qs) sum += q;
+      o.offset_sum = -offset * sum;
       o.s = ref::fp16_to_fp32(blk.s);
       continue;
     }
@@ -80,8 +81,9 @@ void QuantizeQ8_0Row(size_t k, const float* x, LhsQ8_0* out) {
       hn::StoreU(hn::DemoteTo(di8_32, q), di8_32, o.qs + i);
     }
     o.d = ref::fp16_to_fp32(ref::fp32_to_fp16(d));
-    o.sum = hn::GetLane(hn::SumOfLanes(di32, sum));
-    o.s = ref::fp16_to_fp32(ref::fp32_to_fp16(static_cast<float>(o.sum) * d));
+    const int32_t total = hn::GetLane(hn::SumOfLanes(di32, sum));
+    o.offset_sum = -offset * total;
+    o.s = ref::fp16_to_fp32(ref::fp32_to_fp16(static_cast<float>(total) * d));
   }
 }
 
@@ -113,13 +115,15 @@ void QuantizeQ8KRow(size_t k, const float* x, LhsQ8K* out) {
       }
       o.d = 1 / iscale;
     }
+    int32_t bsum16[16];
     for (size_t g = 0; g < 16; ++g) {
       int32_t s = 0;
       for (size_t i = 16 * g; i < 16 * g + 16; ++i) s += o.qs[i];
-      o.bsum16[g] = s;
+      bsum16[g] = s;
+      o.offset16[g] = -32 * s;
     }
     for (size_t j = 0; j < 8; ++j) {
-      const int32_t pair = o.bsum16[2 * j] + o.bsum16[2 * j + 1];  // |pair| <= 32 * 127
+      const int32_t pair = bsum16[2 * j] + bsum16[2 * j + 1];  // |pair| <= 32 * 127
       o.pair_hi[j] = static_cast<int8_t>(pair >> 7);                // floor(pair / 128)
       o.pair_lo[j] = static_cast<int8_t>(pair & 127);
     }
@@ -138,10 +142,17 @@ HWY_EXPORT(QuantizeQ8KRow);
 
 int64_t dispatched_target() { return HWY_DYNAMIC_DISPATCH(CurrentTarget)(); }
 
+template <int32_t kOffset>
 void pack_lhs_q8_0(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed) {
   auto* rows = static_cast<LhsQ8_0*>(lhs_packed);
-  for (size_t i = 0; i < m; ++i) HWY_DYNAMIC_DISPATCH(QuantizeQ8_0Row)(k, lhs + i * lhs_stride, rows + i * (k / 32));
+  for (size_t i = 0; i < m; ++i) {
+    HWY_DYNAMIC_DISPATCH(QuantizeQ8_0Row)(k, lhs + i * lhs_stride, kOffset, rows + i * (k / 32));
+  }
 }
+template void pack_lhs_q8_0<0>(size_t, size_t, const float*, size_t, void*);
+template void pack_lhs_q8_0<8>(size_t, size_t, const float*, size_t, void*);
+template void pack_lhs_q8_0<16>(size_t, size_t, const float*, size_t, void*);
+template void pack_lhs_q8_0<128>(size_t, size_t, const float*, size_t, void*);
 
 void pack_lhs_q8_k(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed) {
   auto* rows = static_cast<LhsQ8K*>(lhs_packed);
