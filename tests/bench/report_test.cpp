@@ -151,6 +151,16 @@ TEST(ReportFormats, MarkdownHasEveryBlock) {
   }
 }
 
+TEST(ReportFormats, MarkdownNotesBandwidthThatMovedDuringTheRun) {
+  Report r = bench_test::example_report();
+  EXPECT_NE(report_markdown(r).find("median of 10 passes (38.20 before the tests, 38.20 after)"), std::string::npos);
+  EXPECT_EQ(report_markdown(r).find("the bandwidth moved"), std::string::npos);
+  r.runs[0].probe.gb_per_s_after = Stats::of({28.0, 28.5, 27.9, 28.2, 28.1});
+  const std::string md = report_markdown(r);
+  EXPECT_NE(md.find("the bandwidth moved by 26% between the probe before and after the tests"), std::string::npos)
+      << md;
+}
+
 TEST(ReportFormats, JsonlAndCsvCarryOneLinePerRow) {
   const Report r = bench_test::example_report();
   std::istringstream jsonl(report_jsonl(r));

@@ -31,6 +31,19 @@ TEST(Roofline, DecodeEfficiencyIsBytesPerSecondOverTheProbe) {
   EXPECT_DOUBLE_EQ(compute_roofline(in).decode_gb_s, 12.0);
 }
 
+TEST(Roofline, TheProbeCountsBeforeAndAfterTheTests) {
+  ProbeResult p;
+  p.gb_per_s = Stats::of({30, 31, 29, 30, 32});
+  EXPECT_DOUBLE_EQ(probe_reference_gb_s(p), 30);  // before only: its median
+  EXPECT_DOUBLE_EQ(probe_drift(p), 0);
+  p.gb_per_s_after = Stats::of({20, 21, 19, 20, 22});
+  EXPECT_DOUBLE_EQ(probe_reference_gb_s(p), (22 + 29) / 2.0);  // the median of all ten passes
+  EXPECT_DOUBLE_EQ(probe_drift(p), 10.0 / 30);
+  std::swap(p.gb_per_s, p.gb_per_s_after);  // rising bandwidth drifts as much
+  EXPECT_DOUBLE_EQ(probe_drift(p), 10.0 / 30);
+  EXPECT_TRUE(std::isnan(probe_reference_gb_s(ProbeResult{})));
+}
+
 TEST(Roofline, PrefillOpsCountMatmulsOutputAndAttention) {
   // 2 tokens after 3 cached: attended positions 4 + 5 = 9.
   // 2*2*100 (layer matmuls) + 2*50 (output, last token) + 2*layers(2)*attn_dim(8)*9

@@ -392,9 +392,17 @@ Report run_bench(const BenchOptions& o, const std::string& command_line) {
         run.model.peak_rss_bytes = std::max(run.model.peak_rss_bytes, end.peak_rss_bytes);
       }
 
+      // The probe again, now the tests are done (and the peak memory taken):
+      // bandwidth that moved during the run counts from both ends.
+      if (o.probe && !tests.empty()) {
+        progress.step("read-bandwidth probe after the tests, " + std::to_string(plan.size()) + " threads");
+        const uint64_t bytes = run.probe.buffer_bytes;
+        run.probe.gb_per_s_after = probe_read_bandwidth(pool, bytes, o.probe_passes).gb_per_s;
+      }
+
       // Roofline.
       RooflineInputs in;
-      in.probe_gb_s = run.probe.gb_per_s.empty() ? kUnknown : run.probe.gb_per_s.median;
+      in.probe_gb_s = run.probe.buffer_bytes > 0 ? probe_reference_gb_s(run.probe) : kUnknown;
       in.weight_bytes_per_token = base.weight_bytes_per_token;
       const size_t kv_elem = o.kv_type == "f32" ? 4 : 2;
       if (const TestResult* d = first_of_kind(run, "decode")) {

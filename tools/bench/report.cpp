@@ -1,8 +1,23 @@
 #include "tools/bench/report.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace bench {
+
+double probe_reference_gb_s(const ProbeResult& p) {
+  std::vector<double> all = p.gb_per_s.samples;
+  all.insert(all.end(), p.gb_per_s_after.samples.begin(), p.gb_per_s_after.samples.end());
+  if (all.empty()) return p.gb_per_s.empty() ? kUnknown : p.gb_per_s.median;  // a report without samples
+  return Stats::of(std::move(all)).median;
+}
+
+double probe_drift(const ProbeResult& p) {
+  if (p.gb_per_s.empty() || p.gb_per_s_after.empty()) return 0;
+  const double a = p.gb_per_s.median, b = p.gb_per_s_after.median;
+  const double hi = std::max(a, b);
+  return hi > 0 ? std::abs(a - b) / hi : 0;
+}
 
 const TestResult* first_of_kind(const Run& run, const std::string& kind) {
   for (const TestResult& t : run.tests) {

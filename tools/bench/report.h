@@ -146,8 +146,20 @@ struct ProbeResult {
   int threads = 0;
   std::string loads = "unknown";  // load width: avx512, avx2, baseline
   uint64_t huge_page_bytes = 0;   // of the buffer, in 2 MiB pages (the weights' kind of memory)
-  Stats gb_per_s;             // per pass, GB = 1e9 bytes
+  Stats gb_per_s;             // per pass before the tests, GB = 1e9 bytes
+  Stats gb_per_s_after;       // the same passes after the tests (empty: not run)
 };
+
+// The bandwidth the roofline compares decode with: the median of every pass,
+// before and after the tests, so that bandwidth which moved during the run
+// (other load on the memory system, a throttled phone) counts from both ends.
+double probe_reference_gb_s(const ProbeResult& p);
+// How far the medians before and after differ, as a fraction of the larger
+// (0 when either is missing).
+double probe_drift(const ProbeResult& p);
+// A drift above this is noted in the report: a shared machine's bandwidth
+// moved by 20-30% within minutes here (README, "Measured here").
+inline constexpr double kProbeDriftNote = 0.10;
 
 // One row of results. Kinds: prefill (n_prompt tokens in one eval), decode
 // (n_gen single-token evals), ttft (the prefill's wall time to the first

@@ -242,6 +242,7 @@ void write_run(JsonWriter& j, const Run& r) {
   str(j, "loads", r.probe.loads);
   u64(j, "huge_page_bytes", r.probe.huge_page_bytes);
   write_stats(j, "gb_per_s", r.probe.gb_per_s);
+  write_stats(j, "gb_per_s_after", r.probe.gb_per_s_after);
   j.end_object();
   j.key("tests").begin_array();
   for (const TestResult& t : r.tests) write_test(j, t);

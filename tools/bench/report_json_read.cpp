@@ -157,6 +157,7 @@ Report report_from_json(const JsonValue& json) {
     run.probe.loads = p["loads"].string("unknown");
     run.probe.huge_page_bytes = ru64(p["huge_page_bytes"]);
     run.probe.gb_per_s = read_stats(p["gb_per_s"]);
+    run.probe.gb_per_s_after = read_stats(p["gb_per_s_after"]);  // absent before the probe ran twice: empty
 
     for (const JsonValue& tv : rv["tests"].items()) {
       TestResult tr;

@@ -81,11 +81,23 @@ void roofline_block(std::ostringstream& o, const Run& run) {
   const Roofline& rl = run.roofline;
   o << "Roofline:\n\n";
   if (run.probe.buffer_bytes > 0) {
-    o << "- read bandwidth (probe): " << fmt_double(rl.probe_gb_s) << " GB/s median of " << run.probe.gb_per_s.n
-      << " passes (min " << fmt_double(run.probe.gb_per_s.min) << ", max " << fmt_double(run.probe.gb_per_s.max)
-      << "), " << fmt_bytes(run.probe.buffer_bytes) << " buffer (last-level cache " << fmt_bytes(run.probe.llc_bytes)
-      << "), " << run.probe.threads << " threads of the same pool, " << run.probe.loads << " loads, "
-      << fmt_bytes_or_none(run.probe.huge_page_bytes) << " in 2 MiB pages\n";
+    const ProbeResult& p = run.probe;
+    o << "- read bandwidth (probe): " << fmt_double(rl.probe_gb_s) << " GB/s median of "
+      << p.gb_per_s.n + p.gb_per_s_after.n << " passes";
+    if (p.gb_per_s_after.empty()) {
+      o << " (min " << fmt_double(p.gb_per_s.min) << ", max " << fmt_double(p.gb_per_s.max) << ")";
+    } else {
+      o << " (" << fmt_double(p.gb_per_s.median) << " before the tests, " << fmt_double(p.gb_per_s_after.median)
+        << " after)";
+    }
+    o << ", " << fmt_bytes(p.buffer_bytes) << " buffer (last-level cache " << fmt_bytes(p.llc_bytes) << "), "
+      << p.threads << " threads of the same pool, " << p.loads << " loads, " << fmt_bytes_or_none(p.huge_page_bytes)
+      << " in 2 MiB pages\n";
+    if (probe_drift(p) > kProbeDriftNote) {
+      o << "- the bandwidth moved by " << fmt_percent(probe_drift(p))
+        << " between the probe before and after the tests (other load on the memory system, or throttling): "
+           "the decode efficiency below is that uncertain\n";
+    }
   } else {
     o << "- read bandwidth (probe): not run\n";
   }
