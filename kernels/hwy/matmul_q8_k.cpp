@@ -11,21 +11,28 @@
 // pack_lhs is the Q8_K quantizer of quantize.cpp (LhsQ8K: codes, scale, sums
 // of 16 and of 32).
 //
-// Per super-block and output, the integer sums of the reference, exactly:
+// Per super-block and output, the reference's sums:
 //   Q4_K, Q5_K: sum = sum_s sc_s * (codes . a over sub-block s of 32), codes
 //         0..15 / 0..31 (nibble + fifth bit); mins = sum_s m_s * (sum of a
 //         over s), as m . pair_lo + 128 m . pair_hi
 //   Q6_K: sum = sum_s sc_s * (codes . a - 32 * (sum of a)) over 16 sub-blocks
 //         of 16, codes 0..63 rebuilt from 4 + 2 bits (the -32 * sum from
 //         the activations' offset16)
-// then in float, the reference's terms (d_w d_a) sum - (dmin_w d_a) mins, or
-// (d_w d_a) sum for Q6_K, super-blocks in order, each added with a fused
-// multiply-add (hwy_targets_test bounds the difference to the reference).
-// Lanes are rows (see matmul_q8_0.cpp).
+// Each sub-block's dot product and mins are exact int32; the scales sc_s are
+// applied in float, one fused multiply-add per sub-block (a convert and an FMA
+// where vpmulld and an add took three uops), then the reference's terms
+// (d_w d_a) sum - (dmin_w d_a) mins, or (d_w d_a) sum for Q6_K, super-blocks
+// in order, each added with a fused multiply-add (hwy_targets_test bounds the
+// difference to the reference; decode and prefill add the same terms in the
+// same order, so results do not depend on the batch). Lanes are rows (see
+// matmul_q8_0.cpp).
 //
 // Decode streams each group once, 16 rows in flight; prefill passes over K in
 // L1-sized pieces with kTileM activation rows per weight block loaded
-// (RunGroups in groups-inl.h).
+// (RunGroups in groups-inl.h): on AVX-512 6 for Q4_K / Q5_K and 8 for Q6_K,
+// whose prefill tile takes one quarter of a half-block at a time. One core,
+// M128 x N4096 x K4096, best of 6 alternating runs: Q4_K 325 -> 379 GOP/s,
+// Q5_K 235 -> 265, Q6_K 200 -> 294.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/hwy/matmul_q8_k.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
@@ -73,13 +80,22 @@ HWY_INLINE VI32 LoadScalesI8(const uint8_t* p) {
   return hn::PromoteTo(DI32(), hn::LoadU(hn::Rebind<int8_t, DI32>(), reinterpret_cast<const int8_t*>(p)));
 }
 
+// Activation rows per pass over a group: 6 where there are 32 vector registers
+// (AVX-512: per row a low and a high dot product, a float sum and the
+// accumulator, 24 in all), 4 elsewhere.
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+constexpr size_t kOffsetTileM = 6;
+#else
+constexpr size_t kOffsetTileM = 4;
+#endif
+
 // Q4_K and Q5_K weights: see RunGroups (groups-inl.h).
 template <bool kQ5>
 struct OffsetFamily {
   using Lhs = LhsQ8K;
   using Off = OffsetChunk<kQ5>;
   static constexpr size_t kChunk = Off::kBytes;
-  static constexpr size_t kTileM = 4;  // activation rows per pass over a group
+  static constexpr size_t kTileM = kOffsetTileM;  // activation rows per pass over a group
 
   template <size_t kM>
   static HWY_INLINE void Tile(const LhsQ8K* lhs, const uint8_t* group, const TileIO& io) {
@@ -94,8 +110,8 @@ struct OffsetFamily {
       for (size_t b = io.b0; b < io.b1; ++b) {
         const uint8_t* chunk = group + b * kChunk;
         for (size_t off : {Off::kScales, Off::kScales + 64, Off::kD}) PrefetchAhead(chunk + off, kPrefetchAhead);
-        VI32 isum[kM];
-        for (size_t r = 0; r < kM; ++r) isum[r] = hn::Zero(di32);
+        VF sum[kM];  // sum over the sub-blocks s of sc_s x (codes . a), in float
+        for (size_t r = 0; r < kM; ++r) sum[r] = hn::Zero(df);
         for (size_t c = 0; c < 4; ++c) {  // sub-blocks 2c (low nibbles) and 2c+1 (high)
           DotAcc lo[kM], hi[kM];
           for (size_t r = 0; r < kM; ++r) lo[r] = hi[r] = DotStart(hn::Zero(di32));
@@ -115,10 +131,11 @@ struct OffsetFamily {
               DotSmall(hi[r], wh, a + 32);
             }
           }
-          const VI32 sc_lo = LoadScalesU8(chunk + Off::kScales + 2 * c * kRows + v * l32);
-          const VI32 sc_hi = LoadScalesU8(chunk + Off::kScales + (2 * c + 1) * kRows + v * l32);
+          const VF sc_lo = hn::ConvertTo(df, LoadScalesU8(chunk + Off::kScales + 2 * c * kRows + v * l32));
+          const VF sc_hi = hn::ConvertTo(df, LoadScalesU8(chunk + Off::kScales + (2 * c + 1) * kRows + v * l32));
           for (size_t r = 0; r < kM; ++r) {
-            isum[r] = hn::Add(isum[r], hn::Add(hn::Mul(DotFinish(lo[r]), sc_lo), hn::Mul(DotFinish(hi[r]), sc_hi)));
+            sum[r] = hn::MulAdd(hn::ConvertTo(df, DotFinish(lo[r])), sc_lo, sum[r]);
+            sum[r] = hn::MulAdd(hn::ConvertTo(df, DotFinish(hi[r])), sc_hi, sum[r]);
           }
         }
         const VU8 m_lo = LoadAndPrefetch(chunk + Off::kMins + v * l8, kPrefetchAhead);       // m 0..3 of each row
@@ -135,7 +152,7 @@ struct OffsetFamily {
           const VI32 mins = hn::Add(DotFinish(mins_lo), hn::ShiftLeft<7>(DotFinish(mins_hi)));
           const VF d = hn::Mul(dw, hn::Set(df, a.d));
           const VF dmin = hn::Mul(dminw, hn::Set(df, a.d));
-          acc[r] = hn::NegMulAdd(dmin, hn::ConvertTo(df, mins), hn::MulAdd(d, hn::ConvertTo(df, isum[r]), acc[r]));
+          acc[r] = hn::NegMulAdd(dmin, hn::ConvertTo(df, mins), hn::MulAdd(d, sum[r], acc[r]));
         }
       }
       for (size_t r = 0; r < kM; ++r) StoreAccumulator(io, r, v, acc[r]);
@@ -164,16 +181,25 @@ HWY_INLINE VU8 Q6Codes(VU8 ql, VU8 qh) {
 struct Q6Family {
   using Lhs = LhsQ8K;
   static constexpr size_t kChunk = kQ6_KChunk;
-  static constexpr size_t kTileM = 4;  // activation rows per pass over a group
+  // Activation rows per pass over a group: 8 on AVX-512 (Quarter below keeps
+  // one dot product, one float sum and the accumulator per row), 4 elsewhere.
+#if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
+  static constexpr size_t kTileM = 8;
+#else
+  static constexpr size_t kTileM = 4;
+#endif
 
   // Half `half` of chunk c of super-block b (elements 128c + 16 half + 32t +
-  // 0..15, t = 0..3: sub-blocks 8c + 2t + half): each 64-byte load of low and
-  // high bits is unpacked once into the 4 quarters' codes.
+  // 0..15, t = 0..3: sub-blocks 8c + 2t + half) for one or two rows (decode):
+  // each 64-byte load of low and high bits is unpacked once into the 4
+  // quarters' codes. sum[r] += sc_s * (codes . a - 32 * sum of a) per
+  // sub-block, t in order, in float.
   template <size_t kM>
   static HWY_INLINE void Half(const LhsQ8K* lhs, size_t nb, size_t b, size_t c, size_t half, const uint8_t* chunk,
-                              size_t v, VI32* isum) {
+                              size_t v, VF* sum) {
     using namespace q6_k;
     const DI32 di32;
+    const DF df;
     const size_t l8 = hn::Lanes(DU8()), l32 = hn::Lanes(di32);
     DotAcc acc[kM][4];
     for (size_t r = 0; r < kM; ++r) {
@@ -193,9 +219,36 @@ struct Q6Family {
       }
     }
     for (size_t t = 0; t < 4; ++t) {
-      const VI32 sc = LoadScalesI8(chunk + kScales + (8 * c + 2 * t + half) * kRows + v * l32);
-      for (size_t r = 0; r < kM; ++r) isum[r] = hn::Add(isum[r], hn::Mul(DotFinish(acc[r][t]), sc));
+      const VF sc = hn::ConvertTo(df, LoadScalesI8(chunk + kScales + (8 * c + 2 * t + half) * kRows + v * l32));
+      for (size_t r = 0; r < kM; ++r) sum[r] = hn::MulAdd(hn::ConvertTo(df, DotFinish(acc[r][t])), sc, sum[r]);
     }
+  }
+
+  // The same sums for quarter kT of the half, for 3 or more rows (prefill):
+  // one quarter at a time needs a quarter of Half's dot products in
+  // registers, so 8 rows fit; the low and high bits are loaded once per
+  // quarter from L1 (prefetched on their first use, kT 0 and 1).
+  template <size_t kM, size_t kT>
+  static HWY_INLINE void Quarter(const LhsQ8K* lhs, size_t nb, size_t b, size_t c, size_t half, const uint8_t* chunk,
+                                 size_t v, VF* sum) {
+    using namespace q6_k;
+    const DI32 di32;
+    const DF df;
+    const DU8 du8;
+    const size_t l8 = hn::Lanes(du8), l32 = hn::Lanes(di32);
+    DotAcc acc[kM];
+    for (size_t r = 0; r < kM; ++r) acc[r] = DotStart(hn::Set(di32, lhs[r * nb + b].offset16[8 * c + 2 * kT + half]));
+    for (size_t jj = 0; jj < 4; ++jj) {
+      const size_t j = 4 * half + jj;
+      const uint8_t* ql = chunk + ((2 * c + kT % 2) * 8 + j) * 64 + v * l8;
+      const uint8_t* qh = chunk + kQh + (8 * c + j) * 64 + v * l8;
+      const VU8 low = kT < 2 ? LoadAndPrefetch(ql, kPrefetchAhead) : hn::LoadU(du8, ql);
+      const VU8 high = kT == 0 ? LoadAndPrefetch(qh, kPrefetchAhead) : hn::LoadU(du8, qh);
+      const VU8 w = Q6Codes<kT>(low, high);
+      for (size_t r = 0; r < kM; ++r) DotSmall(acc[r], w, lhs[r * nb + b].qs + 128 * c + 4 * j + 32 * kT);
+    }
+    const VF sc = hn::ConvertTo(df, LoadScalesI8(chunk + kScales + (8 * c + 2 * kT + half) * kRows + v * l32));
+    for (size_t r = 0; r < kM; ++r) sum[r] = hn::MulAdd(hn::ConvertTo(df, DotFinish(acc[r])), sc, sum[r]);
   }
 
   template <size_t kM>
@@ -210,15 +263,22 @@ struct Q6Family {
       for (size_t b = io.b0; b < io.b1; ++b) {
         const uint8_t* chunk = group + b * kChunk;
         for (size_t off = kScales; off < kChunk; off += 64) PrefetchAhead(chunk + off, kPrefetchAhead);
-        VI32 isum[kM];
-        for (size_t r = 0; r < kM; ++r) isum[r] = hn::Zero(di32);
+        VF sum[kM];
+        for (size_t r = 0; r < kM; ++r) sum[r] = hn::Zero(df);
         for (size_t c = 0; c < 2; ++c) {
-          for (size_t half = 0; half < 2; ++half) Half<kM>(lhs, io.nb, b, c, half, chunk, v, isum);
+          for (size_t half = 0; half < 2; ++half) {
+            if constexpr (kM <= 2) {
+              Half<kM>(lhs, io.nb, b, c, half, chunk, v, sum);
+            } else {
+              Quarter<kM, 0>(lhs, io.nb, b, c, half, chunk, v, sum);
+              Quarter<kM, 1>(lhs, io.nb, b, c, half, chunk, v, sum);
+              Quarter<kM, 2>(lhs, io.nb, b, c, half, chunk, v, sum);
+              Quarter<kM, 3>(lhs, io.nb, b, c, half, chunk, v, sum);
+            }
+          }
         }
         const VF dw = LoadHalfScales(chunk + kD + 2 * v * l32);
-        for (size_t r = 0; r < kM; ++r) {
-          acc[r] = hn::MulAdd(hn::Mul(dw, hn::Set(df, lhs[r * io.nb + b].d)), hn::ConvertTo(df, isum[r]), acc[r]);
-        }
+        for (size_t r = 0; r < kM; ++r) acc[r] = hn::MulAdd(hn::Mul(dw, hn::Set(df, lhs[r * io.nb + b].d)), sum[r], acc[r]);
       }
       for (size_t r = 0; r < kM; ++r) StoreAccumulator(io, r, v, acc[r]);
     }
