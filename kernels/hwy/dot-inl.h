@@ -4,7 +4,8 @@
 // The one integer primitive is vpdpbusd's: each int32 lane accumulates the 4
 // products of its 4 unsigned weight bytes with 4 signed activation bytes.
 // Highway 1.0.3 has no int8 dot product, so each target gets its own:
-// - AVX3_DL: vpdpbusd itself (_mm512_dpbusd_epi32 on the raw vectors).
+// - AVX3_DL: vpdpbusd itself, the activation bytes an embedded broadcast
+//   operand (DotVnniAt).
 //   Highway 1.0.3's AVX3_DL attribute string names "avxvnni" but not
 //   "avx512vnni", although its run-time check requires AVX512-VNNI (cpuid 7
 //   ecx bit 11), so every per-target section adds that attribute for this

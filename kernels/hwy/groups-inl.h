@@ -46,8 +46,8 @@ HWY_INLINE void StoreAccumulator(const TileIO& io, size_t r, size_t v, VF acc) {
   }
 }
 
-// The last rows - i < kM rows of a pass: Tile<rows>, one instantiation per
-// possible remainder.
+// The rows left at the end of a pass, fewer than a tile: Tile<rows>, one
+// instantiation per possible remainder (1 .. kM).
 template <class Family, size_t kM>
 HWY_INLINE void TailTile(size_t rows, const typename Family::Lhs* lhs, const uint8_t* group, const TileIO& io) {
   if constexpr (kM > 0) {
