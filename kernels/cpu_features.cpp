@@ -35,6 +35,7 @@ constexpr unsigned long kHwcap2Bf16 = 1ul << 14;
 constexpr unsigned long kHwcap2Sme = 1ul << 23;
 constexpr int kPrSveGetVl = 51;           // PR_SVE_GET_VL
 constexpr int kPrSveVlLenMask = 0xffff;   // PR_SVE_VL_LEN_MASK
+constexpr int kPrSmeGetVl = 64;           // PR_SME_GET_VL (same length mask)
 
 CpuFeatures detect() {
   CpuFeatures f;
@@ -53,6 +54,10 @@ CpuFeatures detect() {
   if (f.has(Feature::sve)) {
     const int vl = prctl(kPrSveGetVl);
     if (vl > 0) f.sve_vector_bits = static_cast<uint32_t>(vl & kPrSveVlLenMask) * 8;
+  }
+  if (f.has(Feature::sme)) {
+    const int vl = prctl(kPrSmeGetVl);
+    if (vl > 0) f.sme_vector_bits = static_cast<uint32_t>(vl & kPrSveVlLenMask) * 8;
   }
   return f;
 }
@@ -154,6 +159,7 @@ std::string CpuFeatures::describe() const {
   }
   if (!any) s += " (no SIMD features)";
   if (sve_vector_bits != 0) s += " (sve " + std::to_string(sve_vector_bits) + "-bit)";
+  if (sme_vector_bits != 0) s += " (sme " + std::to_string(sme_vector_bits) + "-bit)";
   return s;
 }
 

@@ -41,11 +41,12 @@ struct CpuFeatures {
   Arch arch = Arch::unknown;
   uint64_t bits = 0;
   uint32_t sve_vector_bits = 0;  // 0 unless sve: 128..2048
+  uint32_t sme_vector_bits = 0;  // streaming vector length, 0 unless sme (and known)
 
   bool has(Feature f) const { return (bits >> static_cast<uint32_t>(f)) & 1; }
   void set(Feature f) { bits |= uint64_t{1} << static_cast<uint32_t>(f); }
   bool has_all(const CpuFeatures& required) const { return (bits & required.bits) == required.bits; }
-  // "aarch64: asimd fp16 dotprod i8mm sve sve2 (sve 512-bit)"
+  // "aarch64: asimd fp16 dotprod i8mm sve sve2 sme (sve 128-bit) (sme 256-bit)"
   std::string describe() const;
 };
 

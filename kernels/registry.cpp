@@ -17,6 +17,9 @@
 #if ENGINE_HAVE_TIER_SVE
 #include "kernels/arm/sve/kernels.h"
 #endif
+#if ENGINE_HAVE_TIER_SME
+#include "kernels/arm/sme/kernels.h"
+#endif
 #if ENGINE_HAVE_TIER_HWY
 #include "kernels/hwy/kernels.h"
 #endif
@@ -31,15 +34,26 @@ constexpr uint8_t rank(Tier t) { return static_cast<uint8_t>(t); }
 // kernels on NEON registers (Q4_0 decode, 1 x 4096 x 4096: i8mm 0.193, dotprod
 // 0.261, sve 0.284; Q4_K: 0.223, 0.249, 0.306), so it comes after both and
 // only runs where neither does; with wider vectors SVE runs fewer (0.071 at
-// 512 bits) and goes first. Then neon; hwy; ref last. expected_tier below
-// follows the same order.
-constexpr Tier kPreference[] = {Tier::i8mm, Tier::dotprod, Tier::sve, Tier::neon, Tier::hwy, Tier::ref};
-constexpr Tier kWideSvePreference[] = {Tier::sve, Tier::i8mm, Tier::dotprod, Tier::neon, Tier::hwy, Tier::ref};
+// 512 bits) and goes first. SME's float outer products need a streaming
+// vector of at least 256 bits to beat SMMLA (Q4_0 prefill, 128 x 256 x 4096,
+// per weight for all 128 rows: 6.53 at 256 bits, 3.13 at 512, 20.1 at 128,
+// against i8mm's 11.7; a single row runs the i8mm code either way), so sme
+// goes first from 256 bits where SVE is 128 bits (phones); wide SVE runs
+// fewer still (5.89 at 512 bits, and 0.071 per weight in decode), so there
+// SVE stays first. Then neon; hwy; ref last. expected_tier below names the tier a
+// CPU must at least get; sme ranks above all of them.
+constexpr Tier kPreference[] = {Tier::i8mm, Tier::dotprod, Tier::sve, Tier::sme, Tier::neon, Tier::hwy, Tier::ref};
+constexpr Tier kWideSvePreference[] = {Tier::sve,  Tier::i8mm, Tier::dotprod, Tier::sme,
+                                       Tier::neon, Tier::hwy,  Tier::ref};
+constexpr Tier kWideSmePreference[] = {Tier::sme,  Tier::i8mm, Tier::dotprod, Tier::sve,
+                                       Tier::neon, Tier::hwy,  Tier::ref};
 
 bool wide_sve(const CpuFeatures& cpu) { return cpu.has(Feature::sve) && cpu.sve_vector_bits > 128; }
+bool wide_sme(const CpuFeatures& cpu) { return cpu.has(Feature::sme) && cpu.sme_vector_bits >= 256; }
 
 std::span<const Tier> preference(const CpuFeatures& cpu) {
   if (wide_sve(cpu)) return kWideSvePreference;
+  if (wide_sme(cpu)) return kWideSmePreference;
   return kPreference;
 }
 
@@ -63,6 +77,9 @@ std::vector<const MatmulKernel*> all_kernels() {
 #endif
 #if ENGINE_HAVE_TIER_SVE
   add(sve::matmul_kernels());
+#endif
+#if ENGINE_HAVE_TIER_SME
+  add(sme::matmul_kernels());
 #endif
 #if ENGINE_HAVE_TIER_HWY
   add(hwy::matmul_kernels());

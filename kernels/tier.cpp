@@ -16,6 +16,8 @@ std::string_view tier_name(Tier tier) {
       return "i8mm";
     case Tier::sve:
       return "sve";
+    case Tier::sme:
+      return "sme";
   }
   return "?";
 }

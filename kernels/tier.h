@@ -16,9 +16,10 @@ enum class Tier : uint8_t {
   dotprod = 3,  // + SDOT/UDOT
   i8mm = 4,     // + SMMLA/USMMLA
   sve = 5,      // vector-length-agnostic SVE (dot / i8mm where present)
+  sme = 6,      // SME outer products into ZA, in streaming mode
 };
 
-inline constexpr Tier kAllTiers[] = {Tier::ref, Tier::hwy, Tier::neon, Tier::dotprod, Tier::i8mm, Tier::sve};
+inline constexpr Tier kAllTiers[] = {Tier::ref, Tier::hwy, Tier::neon, Tier::dotprod, Tier::i8mm, Tier::sve, Tier::sme};
 
 std::string_view tier_name(Tier tier);
 std::optional<Tier> parse_tier(std::string_view name);

@@ -17,9 +17,10 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 # -cpu max with SVE at 128 bits, the width of every phone with SVE (qemu's
 # default for max is 512, which a64fx covers, and emulated wide SVE is slow:
 # model_reference_test took 325 s on max at 512 bits). The kernel suites also
-# run with SVE at 256 bits.
+# run with SVE at 256 bits, and with SME at 512 bits (qemu's default is 256;
+# the sme kernels' tiles follow the streaming vector length).
 QEMU_CPUS="cortex-a53;neoverse-n1;max=max,sve-default-vector-length=16;a64fx"
-QEMU_KERNEL_CPUS="max-sve256=max,sve-default-vector-length=32"
+QEMU_KERNEL_CPUS="max-sve256=max,sve-default-vector-length=32;max-sme512=max,sve-default-vector-length=16,sme-default-vector-length=64"
 # The sanitizer and fuzz trees keep line tables only (-g1): enough for the
 # reports' stack traces, and a lighter compile than full debug information.
 # The ASan+UBSan tree is also -O1 (what ASan's documentation suggests): its

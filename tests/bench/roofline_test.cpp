@@ -72,6 +72,9 @@ TEST(Roofline, PeakFromClocksAndIssueWidth) {
   EXPECT_DOUBLE_EQ(ops_per_cycle("dotprod", true, arm, "flagship"), 128);
   EXPECT_DOUBLE_EQ(ops_per_cycle("dotprod", true, arm, "efficiency"), 32);
   EXPECT_DOUBLE_EQ(ops_per_cycle("i8mm", true, arm, "performance"), 128);
+  kernels::CpuFeatures sme = arm;
+  sme.sme_vector_bits = 512;  // 16 x 16 floats per FMOPA
+  EXPECT_DOUBLE_EQ(ops_per_cycle("sme", true, sme, "performance"), 512);
   EXPECT_DOUBLE_EQ(ops_per_cycle("neon", true, arm, "performance"), 32);
   EXPECT_DOUBLE_EQ(ops_per_cycle("neon", false, arm, "performance"), 32);  // fp16 FMLA: 8 lanes
   EXPECT_DOUBLE_EQ(ops_per_cycle("ref", true, arm, "performance"), 2);

@@ -48,6 +48,11 @@ TEST(CpuFeatures, DetectsTheCpuItRunsOn) {
     EXPECT_TRUE(f.has(Feature::sve2));
     EXPECT_TRUE(f.has(Feature::svei8mm));
     EXPECT_GE(f.sve_vector_bits, 128u);
+    EXPECT_TRUE(f.has(Feature::sme));
+    // qemu's default streaming vector length is 256 bits unless the model says
+    const size_t at = cpu.find("sme-default-vector-length=");
+    const uint32_t sme_bits = at == std::string::npos ? 256u : 8u * std::stoul(cpu.substr(at + 26));
+    EXPECT_EQ(f.sme_vector_bits, sme_bits);
   } else if (cpu == "a64fx") {  // SVE 512-bit, no dotprod
     EXPECT_TRUE(f.has(Feature::sve));
     EXPECT_EQ(f.sve_vector_bits, 512u);
@@ -61,6 +66,9 @@ TEST(CpuFeatures, DetectsTheCpuItRunsOn) {
     EXPECT_EQ(f.sve_vector_bits % 128, 0u);
   } else {
     EXPECT_EQ(f.sve_vector_bits, 0u);
+  }
+  if (!f.has(Feature::sme)) {
+    EXPECT_EQ(f.sme_vector_bits, 0u);
   }
 #elif defined(__x86_64__)
   EXPECT_EQ(f.arch, Arch::x86_64);
@@ -118,6 +126,41 @@ TEST(KernelSelection, DotprodBeforeSveAt128BitsSveFirstWhenWider) {
   }
 #else
   GTEST_SKIP() << "the ARM tiers are compiled into aarch64 builds only";
+#endif
+}
+
+// SME goes first for the types it has (Q4_0) from a 256-bit streaming vector
+// on where SVE is 128 bits; the other types keep i8mm, and that is no
+// fallback; wide SVE keeps the sve kernels. At 128 bits the
+// i8mm kernel runs fewer instructions and is chosen; the sme kernel comes
+// after it. ENGINE_MAX_TIER=i8mm rejects sme by name.
+TEST(KernelSelection, SmeFirstForQ4_0From256Bits) {
+#if defined(__aarch64__) && !defined(__APPLE__)
+  kernels::CpuFeatures cpu = kernels::features_of(
+      Arch::aarch64, {Feature::asimd, Feature::fp16, Feature::dotprod, Feature::i8mm, Feature::sve, Feature::sme});
+  cpu.sve_vector_bits = 128;
+  for (uint32_t bits : {128u, 256u, 512u}) {
+    cpu.sme_vector_bits = bits;
+    const auto q4_0 = kernels::select_matmul(gguf::GgmlType::Q4_0, cpu, std::nullopt);
+    ASSERT_NE(q4_0.kernel, nullptr);
+    EXPECT_EQ(q4_0.kernel->tier, bits >= 256 ? Tier::sme : Tier::i8mm) << bits << ": " << q4_0.describe();
+    EXPECT_FALSE(q4_0.is_fallback()) << q4_0.describe();
+    const auto q6_k = kernels::select_matmul(gguf::GgmlType::Q6_K, cpu, std::nullopt);
+    ASSERT_NE(q6_k.kernel, nullptr);
+    EXPECT_EQ(q6_k.kernel->tier, Tier::i8mm) << q6_k.describe();
+    EXPECT_FALSE(q6_k.is_fallback()) << q6_k.describe();
+  }
+  cpu.sve_vector_bits = 512;  // qemu's max by default: wide SVE runs fewer instructions than sme
+  const auto wide = kernels::select_matmul(gguf::GgmlType::Q4_0, cpu, std::nullopt);
+  ASSERT_NE(wide.kernel, nullptr);
+  EXPECT_EQ(wide.kernel->tier, Tier::sve) << wide.describe();
+  cpu.sve_vector_bits = 128;
+  const auto capped = kernels::select_matmul(gguf::GgmlType::Q4_0, cpu, Tier::i8mm);
+  ASSERT_NE(capped.kernel, nullptr);
+  EXPECT_EQ(capped.kernel->tier, Tier::i8mm);
+  EXPECT_NE(capped.describe().find("_sme (above ENGINE_MAX_TIER=i8mm)"), std::string::npos) << capped.describe();
+#else
+  GTEST_SKIP() << "the sme tier is compiled into aarch64 ELF builds only";
 #endif
 }
 
@@ -182,7 +225,9 @@ TEST_F(KernelPlanLog, LogsTheCpuAndOneLinePerWeightType) {
   EXPECT_EQ(log_.lines[1].second.rfind(std::string("row operations (attention, softmax, SwiGLU): ") + engine::ops::isa_ops().isa, 0),
             0u)
       << log_.lines[1].second;
-  EXPECT_EQ(log_.lines[2].second.rfind("kernel Q4_0: matmul_f32_q8_0_q4_0_", 0), 0u) << log_.lines[2].second;
+  // Q8_0 activations, or float ones on the sme tier.
+  EXPECT_EQ(log_.lines[2].second.rfind("kernel Q4_0: matmul_f32_", 0), 0u) << log_.lines[2].second;
+  EXPECT_NE(log_.lines[2].second.find("_q4_0_"), std::string::npos) << log_.lines[2].second;
   EXPECT_EQ(log_.lines[3].second.rfind("kernel Q6_K: matmul_f32_q8_k_q6_k_", 0), 0u) << log_.lines[3].second;
   for (size_t i = 2; i < 4; ++i) {
     const bool fallback = plan.selections[i - 2].is_fallback();
@@ -213,7 +258,7 @@ TEST_F(KernelPlanLog, UnknownMaxTierIsAClearError) {
     engine::plan_kernels(types);
     FAIL() << "expected an error";
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "ENGINE_MAX_TIER='avx9000' is not a tier (valid: ref, hwy, neon, dotprod, i8mm, sve)");
+    EXPECT_STREQ(e.what(), "ENGINE_MAX_TIER='avx9000' is not a tier (valid: ref, hwy, neon, dotprod, i8mm, sve, sme)");
   }
 }
 

@@ -29,6 +29,12 @@ double ops_per_cycle(const std::string& tier, bool int8, const kernels::CpuFeatu
     if (cpu.has(Feature::fma)) return kPorts * 8 * 2;
     return kPorts * 4;
   }
+  if (tier == "sme") {
+    // The sme kernels multiply in float (FMOPA): one outer product per cycle
+    // from the SME unit, which a cluster's cores often share, so no pipes.
+    const double lanes = cpu.sme_vector_bits > 0 ? cpu.sme_vector_bits / 32.0 : 16.0;
+    return lanes * lanes * 2;
+  }
   const int pipes = arm_pipes(core_class);
   double macs = 0;
   if (!int8) {
