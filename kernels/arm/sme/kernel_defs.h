@@ -18,8 +18,11 @@ inline constexpr uint64_t kRequiredFeatures =
 // prctl(PR_SME_GET_VL)); 64 where the CPU has no SME, so that the geometry of
 // a kernel that cannot run here is still well defined.
 inline size_t vector_bytes() {
-  const uint32_t bits = host_cpu_features().sme_vector_bits;
-  return bits != 0 ? bits / 8 : 64;
+  static const size_t bytes = [] {
+    const uint32_t bits = host_cpu_features().sme_vector_bits;
+    return bits != 0 ? size_t{bits} / 8 : size_t{64};
+  }();
+  return bytes;
 }
 
 // Built at first use: the tile geometry follows vector_bytes().

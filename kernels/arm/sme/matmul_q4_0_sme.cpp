@@ -62,6 +62,35 @@ void pack_rhs(size_t n, size_t k, const void* rhs, void* rhs_packed) { i8mm_q4_0
 size_t lhs_packed_size(size_t m, size_t k) { return groups_of(m, group_rows()) * group_bytes(k); }
 size_t lhs_packed_offset(size_t m_idx, size_t k) { return m_idx / group_rows() * group_bytes(k); }
 
+// act[i * ld + r] = x[r * stride + i]: 4 x 4 blocks through registers (k is a
+// multiple of 32), rows beyond a multiple of 4 one at a time.
+void transpose_rows(const float* x, size_t stride, size_t rows, size_t k, float* act, size_t ld) {
+  size_t r = 0;
+  for (; r + 4 <= rows; r += 4) {
+    const float* x0 = x + r * stride;
+    for (size_t i = 0; i < k; i += 4) {
+      const float32x4_t a = vld1q_f32(x0 + i), b = vld1q_f32(x0 + stride + i);
+      const float32x4_t c = vld1q_f32(x0 + 2 * stride + i), d = vld1q_f32(x0 + 3 * stride + i);
+      const float32x4_t ab0 = vtrn1q_f32(a, b), ab1 = vtrn2q_f32(a, b);
+      const float32x4_t cd0 = vtrn1q_f32(c, d), cd1 = vtrn2q_f32(c, d);
+      auto lo = [](float32x4_t p, float32x4_t q) {
+        return vreinterpretq_f32_f64(vzip1q_f64(vreinterpretq_f64_f32(p), vreinterpretq_f64_f32(q)));
+      };
+      auto hi = [](float32x4_t p, float32x4_t q) {
+        return vreinterpretq_f32_f64(vzip2q_f64(vreinterpretq_f64_f32(p), vreinterpretq_f64_f32(q)));
+      };
+      float* out = act + i * ld + r;
+      vst1q_f32(out, lo(ab0, cd0));
+      vst1q_f32(out + ld, lo(ab1, cd1));
+      vst1q_f32(out + 2 * ld, hi(ab0, cd0));
+      vst1q_f32(out + 3 * ld, hi(ab1, cd1));
+    }
+  }
+  for (; r < rows; ++r) {
+    for (size_t i = 0; i < k; ++i) act[i * ld + r] = x[r * stride + i];
+  }
+}
+
 void pack_lhs(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed) {
   const size_t g_rows = group_rows();
   auto* out = static_cast<uint8_t*>(lhs_packed);
@@ -77,10 +106,7 @@ void pack_lhs(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs
     std::memcpy(out, &kRowsF32, 4);
     auto* act = reinterpret_cast<float*>(out + kHeaderBytes);
     if (rows < g_rows) std::memset(act, 0, g_rows * k * sizeof(float));
-    for (size_t r = 0; r < rows; ++r) {
-      const float* row = x + r * lhs_stride;
-      for (size_t i = 0; i < k; ++i) act[i * g_rows + r] = row[i];
-    }
+    transpose_rows(x, lhs_stride, rows, k, act, g_rows);
   }
 }
 
