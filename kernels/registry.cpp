@@ -36,7 +36,7 @@ constexpr uint8_t rank(Tier t) { return static_cast<uint8_t>(t); }
 // only runs where neither does; with wider vectors SVE runs fewer (0.071 at
 // 512 bits) and goes first. SME's float outer products need a streaming
 // vector of at least 256 bits to beat SMMLA (Q4_0 prefill, 128 x 256 x 4096,
-// per weight for all 128 rows: 6.53 at 256 bits, 3.13 at 512, 20.1 at 128,
+// per weight for all 128 rows: 6.70 at 256 bits, 3.31 at 512, 20.3 at 128,
 // against i8mm's 11.7; a single row runs the i8mm code either way), so sme
 // goes first from 256 bits where SVE is 128 bits (phones); wide SVE runs
 // fewer still (5.89 at 512 bits, and 0.071 per weight in decode), so there
