@@ -27,6 +27,7 @@ inline size_t vector_bytes() {
 
 // Built at first use: the tile geometry follows vector_bytes().
 MatmulKernel q4_0_kernel();
+MatmulKernel q8_0_kernel();
 
 // Arguments of the streaming loop (f32_panel_sme.S), read by offset.
 struct PanelArgs {

@@ -8,7 +8,7 @@
 namespace kernels::sme {
 
 std::span<const MatmulKernel> matmul_kernels() {
-  static const MatmulKernel table[] = {q4_0_kernel()};
+  static const MatmulKernel table[] = {q4_0_kernel(), q8_0_kernel()};
   return table;
 }
 
