@@ -22,6 +22,22 @@
         .arch armv9-a+sme
         .text
         .p2align 4
+// tile_rows op, ta, tb, pa, pb, count: `op` (ld1w or st1w) the first
+// `count` rows of tiles ta (columns 0..R-1, predicate pa) and tb (columns
+// R..2R-1, pb) to or from consecutive output rows from x13 on; x13 ends past
+// the last row. Uses w12 (slice index) and x14.
+        .macro  tile_rows op, ta, tb, pa, pb, count
+        mov     w12, #0
+        mov     x14, \count
+1:
+        \op    {\ta\()h.s[w12, 0]}, \pa, [x13]
+        \op    {\tb\()h.s[w12, 0]}, \pb, [x13, x10, lsl #2]
+        add     x13, x13, x4
+        add     w12, w12, #1
+        subs    x14, x14, #1
+        b.ne    1b
+        .endm
+
         .global engine_sme_f32_panel
         .type engine_sme_f32_panel, %function
 engine_sme_f32_panel:
@@ -45,26 +61,10 @@ engine_sme_f32_panel:
         zero    {za}
         cbz     x8, .Lmultiply
         // Load the partial sums of earlier chunks.
-        mov     w12, #0
         mov     x13, x3
-        mov     x14, x11
-.Lload_lo:
-        ld1w    {za0h.s[w12, 0]}, p2/z, [x13]
-        ld1w    {za1h.s[w12, 0]}, p3/z, [x13, x10, lsl #2]
-        add     x13, x13, x4
-        add     w12, w12, #1
-        subs    x14, x14, #1
-        b.ne    .Lload_lo
+        tile_rows ld1w, za0, za1, p2/z, p3/z, x11
         cbz     x15, .Lmultiply
-        mov     w12, #0
-        mov     x14, x15
-.Lload_hi:
-        ld1w    {za2h.s[w12, 0]}, p2/z, [x13]
-        ld1w    {za3h.s[w12, 0]}, p3/z, [x13, x10, lsl #2]
-        add     x13, x13, x4
-        add     w12, w12, #1
-        subs    x14, x14, #1
-        b.ne    .Lload_hi
+        tile_rows ld1w, za2, za3, p2/z, p3/z, x15
 .Lmultiply:
         .irp    k, 0, 1, 2, 3
         ld1w    {z0.s}, p0/z, [x1, #(2 * \k), mul vl]
@@ -81,26 +81,10 @@ engine_sme_f32_panel:
         subs    x5, x5, #4
         b.ne    .Lmultiply
         // Store the valid rows and columns.
-        mov     w12, #0
         mov     x13, x3
-        mov     x14, x11
-.Lstore_lo:
-        st1w    {za0h.s[w12, 0]}, p2, [x13]
-        st1w    {za1h.s[w12, 0]}, p3, [x13, x10, lsl #2]
-        add     x13, x13, x4
-        add     w12, w12, #1
-        subs    x14, x14, #1
-        b.ne    .Lstore_lo
+        tile_rows st1w, za0, za1, p2, p3, x11
         cbz     x15, .Ldone
-        mov     w12, #0
-        mov     x14, x15
-.Lstore_hi:
-        st1w    {za2h.s[w12, 0]}, p2, [x13]
-        st1w    {za3h.s[w12, 0]}, p3, [x13, x10, lsl #2]
-        add     x13, x13, x4
-        add     w12, w12, #1
-        subs    x14, x14, #1
-        b.ne    .Lstore_hi
+        tile_rows st1w, za2, za3, p2, p3, x15
 .Ldone:
         smstop
         ldp     d14, d15, [sp, #48]

@@ -98,6 +98,12 @@ void pack_rhs(size_t n, size_t k, const void* rhs, void* rhs_packed) { W::i8mm()
 size_t lhs_packed_size(size_t m, size_t k) { return groups_of(m, group_rows()) * group_bytes(k); }
 size_t lhs_packed_offset(size_t m_idx, size_t k) { return m_idx / group_rows() * group_bytes(k); }
 
+uint32_t tag_of(const uint8_t* group) {
+  uint32_t tag;
+  std::memcpy(&tag, group, 4);
+  return tag;
+}
+
 // act[i * ld + r] = x[r * stride + i]: 4 x 4 blocks through registers (k is a
 // multiple of 32), rows beyond a multiple of 4 one at a time.
 void transpose_rows(const float* x, size_t stride, size_t rows, size_t k, float* act, size_t ld) {
@@ -186,10 +192,8 @@ void run(size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_p
   const auto* rhs = static_cast<const uint8_t*>(rhs_packed);
   bool any_f32 = false;
   for (size_t g0 = 0; g0 < m; g0 += g_rows) {
-    const uint8_t* group = lhs + g0 / g_rows * group_bytes(k);
-    uint32_t tag;
-    std::memcpy(&tag, group, 4);
-    if (tag == kOneRowQ8) {
+    const uint8_t* group = lhs + lhs_packed_offset(g0, k);
+    if (tag_of(group) == kOneRowQ8) {
       W::i8mm().run(1, n, k, group + kHeaderBytes, rhs_packed, dst + g0 * dst_stride, dst_stride);
     } else {
       any_f32 = true;
@@ -203,10 +207,8 @@ void run(size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_p
       const size_t kc = std::min(kc_max, k - k0);
       dequantize_panel<W>(rhs, nb, c0, cols, k0, kc, panel);
       for (size_t g0 = 0; g0 < m; g0 += g_rows) {
-        const uint8_t* group = lhs + g0 / g_rows * group_bytes(k);
-        uint32_t tag;
-        std::memcpy(&tag, group, 4);
-        if (tag != kRowsF32) continue;
+        const uint8_t* group = lhs + lhs_packed_offset(g0, k);
+        if (tag_of(group) != kRowsF32) continue;
         const PanelArgs a{reinterpret_cast<const float*>(group + kHeaderBytes) + k0 * g_rows,
                           panel,
                           dst + g0 * dst_stride + c0,
