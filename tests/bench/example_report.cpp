@@ -68,6 +68,7 @@ bench::Report example_report() {
   run.probe.huge_page_bytes = 134217728;
   run.probe.gb_per_s = Stats::of({38.1, 38.4, 37.9, 38.6, 38.2});
   run.probe.gb_per_s_after = Stats::of({38.2, 38.3, 38.0, 38.5, 38.2});
+  run.probe.gb_per_s_between = Stats::of({38.0, 38.4, 38.1, 37.9, 38.3, 38.2});
 
   TestResult pp{"pp512", "prefill", 512, 0, 0, Stats::of({101.2, 99.8, 100.5, 100.9, 98.7}), {}};
   for (double v : pp.tokens_per_s.samples) pp.ms.samples.push_back(1000.0 * 512 / v);
@@ -96,6 +97,8 @@ bench::Report example_report() {
   RooflineInputs in;
   in.probe_gb_s = probe_reference_gb_s(run.probe);
   in.decode_tokens_per_s = tg.tokens_per_s.median;
+  in.decode_samples = tg.tokens_per_s.samples;
+  in.probe_between = run.probe.gb_per_s_between.samples;
   in.weight_bytes_per_token = m.weight_bytes_per_token;
   in.kv_bytes_per_token = 64 * 22 * 512 * 2 * 2;
   in.prefill_tokens_per_s = pp.tokens_per_s.median;

@@ -84,6 +84,8 @@ Report fallback_report() {
   }
   Roofline& rl = r.runs[0].roofline;
   for (double* v : {&rl.decode_tokens_per_s, &rl.decode_gb_s, &rl.decode_efficiency}) *v *= 0.08;
+  for (double& v : rl.decode_efficiency_paired.samples) v *= 0.08;
+  rl.decode_efficiency_paired = Stats::of(rl.decode_efficiency_paired.samples);
   for (double* v : {&rl.prefill_tokens_per_s, &rl.prefill_gop_s, &rl.prefill_fraction}) *v *= 0.02;
   return r;
 }

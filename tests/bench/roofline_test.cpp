@@ -31,6 +31,31 @@ TEST(Roofline, DecodeEfficiencyIsBytesPerSecondOverTheProbe) {
   EXPECT_DOUBLE_EQ(compute_roofline(in).decode_gb_s, 12.0);
 }
 
+TEST(Roofline, EachDecodeRepetitionIsSetAgainstTheProbeAroundIt) {
+  RooflineInputs in;
+  in.probe_gb_s = 20.0;  // the median of the passes before and after the tests
+  in.weight_bytes_per_token = 500'000'000;
+  in.decode_tokens_per_s = 30.0;
+  // The bandwidth fell from 20 to 10 GB/s during the run and decode with it:
+  // every repetition ran at 75% of the bandwidth of its moment.
+  in.decode_samples = {30.0, 22.5, 15.0};
+  in.probe_between = {20.0, 20.0, 10.0, 10.0};
+  Roofline r = compute_roofline(in);
+  ASSERT_EQ(r.decode_efficiency_paired.n, 3u);
+  EXPECT_DOUBLE_EQ(r.decode_efficiency_paired.samples[0], 0.75);  // 15 GB/s over (20 + 20) / 2
+  EXPECT_DOUBLE_EQ(r.decode_efficiency_paired.samples[1], 0.75);  // 11.25 over (20 + 10) / 2
+  EXPECT_DOUBLE_EQ(r.decode_efficiency_paired.samples[2], 0.75);  // 7.5 over 10
+  EXPECT_DOUBLE_EQ(r.decode_efficiency, 0.75);
+  EXPECT_DOUBLE_EQ(r.decode_gb_s, 15.0);  // the median t/s still gives the GB/s
+
+  in.probe_between.pop_back();  // not one pass around each repetition: the plain ratio
+  r = compute_roofline(in);
+  EXPECT_TRUE(r.decode_efficiency_paired.empty());
+  EXPECT_DOUBLE_EQ(r.decode_efficiency, 0.75);  // 15 / 20
+  in.probe_between = {20.0, 0.0, 0.0, 10.0};  // a failed pass: no paired figure
+  EXPECT_TRUE(compute_roofline(in).decode_efficiency_paired.empty());
+}
+
 TEST(Roofline, TheProbeCountsBeforeAndAfterTheTests) {
   ProbeResult p;
   p.gb_per_s = Stats::of({30, 31, 29, 30, 32});

@@ -316,11 +316,30 @@ Report run_bench(const BenchOptions& o, const std::string& command_line) {
 
       run.before = take_snapshot(fs, topology);
       const std::string where = std::to_string(plan.size()) + " threads";
+      // The roofline's decode row (the first) gets a probe pass before each
+      // counted repetition and after the last: each repetition is then set
+      // against the bandwidth of its own minutes (on this README's shared VM the
+      // probe moved by 10-46% within one run). The pass's buffer is freed at
+      // once and kept out of the peak the report gives for the model.
+      const Planned* paired = nullptr;
+      for (const Planned& t : tests) {
+        if (o.probe && paired == nullptr && t.kind == "decode") paired = &t;
+      }
+      std::vector<double> between;
+      uint64_t tests_peak = 0;
+      const auto probe_between = [&] {
+        progress.step("read-bandwidth probe between decode repetitions, " + where);
+        const engine::MemoryUsage now = engine::memory_usage();
+        if (now.known) tests_peak = std::max(tests_peak, now.peak_rss_bytes);
+        between.push_back(probe_read_bandwidth(pool, run.probe.buffer_bytes, 1).gb_per_s.median);
+        if (probe_peak_cleared) reset_peak_rss();
+      };
       const double cpu0 = cpu_seconds();
       const auto wall0 = Clock::now();
       for (const Planned& t : tests) {
         std::vector<double> tps, ms;
         for (int rep = -o.warmup; rep < o.repetitions; ++rep) {
+          if (&t == paired && rep >= 0) probe_between();
           progress.step(t.name + (t.depth ? " @d" + std::to_string(t.depth) : "") + ", " + where + ", " +
                         (rep < 0 ? "warm-up" : "rep " + std::to_string(rep + 1) + "/" + std::to_string(o.repetitions)));
           double s = 0;
@@ -331,6 +350,7 @@ Report run_bench(const BenchOptions& o, const std::string& command_line) {
           tps.push_back((t.n_prompt + t.n_gen) / s);
           ms.push_back(1000 * s);
         }
+        if (&t == paired) probe_between();
         TestResult r;
         r.name = t.name;
         r.kind = t.kind;
@@ -351,6 +371,7 @@ Report run_bench(const BenchOptions& o, const std::string& command_line) {
         }
       }
       const double wall = seconds_since(wall0);
+      run.probe.gb_per_s_between = Stats::of(between);
       if (!tests.empty() && wall > 0) run.cpu_share = (cpu_seconds() - cpu0) / (wall * static_cast<double>(plan.size()));
       run.threads = threads_info(plan, &pool);
       if (o.profile) {
@@ -389,7 +410,7 @@ Report run_bench(const BenchOptions& o, const std::string& command_line) {
       const engine::MemoryUsage end = engine::memory_usage();
       run.model.peak_rss_bytes = after_load.known ? after_load.peak_rss_bytes : 0;
       if (end.known && (probe_peak_cleared || !o.probe)) {
-        run.model.peak_rss_bytes = std::max(run.model.peak_rss_bytes, end.peak_rss_bytes);
+        run.model.peak_rss_bytes = std::max({run.model.peak_rss_bytes, tests_peak, end.peak_rss_bytes});
       }
 
       // The probe again, now the tests are done (and the peak memory taken):
@@ -407,6 +428,8 @@ Report run_bench(const BenchOptions& o, const std::string& command_line) {
       const size_t kv_elem = o.kv_type == "f32" ? 4 : 2;
       if (const TestResult* d = first_of_kind(run, "decode")) {
         in.decode_tokens_per_s = d->tokens_per_s.median;
+        in.decode_samples = d->tokens_per_s.samples;
+        in.probe_between = run.probe.gb_per_s_between.samples;
         const double mid = d->n_depth + d->n_gen / 2.0;
         in.kv_bytes_per_token = static_cast<uint64_t>(mid * cfg.n_layer * (cfg.kv_dim_k() + cfg.kv_dim_v()) * kv_elem);
       }

@@ -148,6 +148,9 @@ struct ProbeResult {
   uint64_t huge_page_bytes = 0;   // of the buffer, in 2 MiB pages (the weights' kind of memory)
   Stats gb_per_s;             // per pass before the tests, GB = 1e9 bytes
   Stats gb_per_s_after;       // the same passes after the tests (empty: not run)
+  // One pass right before each counted repetition of the roofline's decode
+  // test and one after the last (empty: not run), in the order they ran.
+  Stats gb_per_s_between;
 };
 
 // The bandwidth the roofline compares decode with: the median of every pass,
@@ -182,7 +185,10 @@ struct Roofline {
   uint64_t weight_bytes_per_token = 0;
   uint64_t kv_bytes_per_token = 0;       // K and V read per token at that row's depth
   double decode_gb_s = kUnknown;         // decode t/s x weight bytes
-  double decode_efficiency = kUnknown;   // decode_gb_s / probe_gb_s
+  double decode_efficiency = kUnknown;   // decode_gb_s / probe_gb_s, or the median of the paired ratios
+  // Per repetition of the decode row: its GB/s over the mean of the probe
+  // passes right before and after it (empty without those passes).
+  Stats decode_efficiency_paired;
   double prefill_tokens_per_s = kUnknown;
   double prefill_gop_per_token = kUnknown;
   double prefill_gop_s = kUnknown;

@@ -200,6 +200,7 @@ void write_roofline(JsonWriter& j, const Roofline& r) {
   u64(j, "kv_bytes_per_token", r.kv_bytes_per_token);
   num(j, "decode_gb_s", r.decode_gb_s);
   num(j, "decode_efficiency", r.decode_efficiency);
+  write_stats(j, "decode_efficiency_paired", r.decode_efficiency_paired);
   num(j, "prefill_tokens_per_s", r.prefill_tokens_per_s);
   num(j, "prefill_gop_per_token", r.prefill_gop_per_token);
   num(j, "prefill_gop_s", r.prefill_gop_s);
@@ -243,6 +244,7 @@ void write_run(JsonWriter& j, const Run& r) {
   u64(j, "huge_page_bytes", r.probe.huge_page_bytes);
   write_stats(j, "gb_per_s", r.probe.gb_per_s);
   write_stats(j, "gb_per_s_after", r.probe.gb_per_s_after);
+  write_stats(j, "gb_per_s_between", r.probe.gb_per_s_between);
   j.end_object();
   j.key("tests").begin_array();
   for (const TestResult& t : r.tests) write_test(j, t);

@@ -158,6 +158,7 @@ Report report_from_json(const JsonValue& json) {
     run.probe.huge_page_bytes = ru64(p["huge_page_bytes"]);
     run.probe.gb_per_s = read_stats(p["gb_per_s"]);
     run.probe.gb_per_s_after = read_stats(p["gb_per_s_after"]);  // absent before the probe ran twice: empty
+    run.probe.gb_per_s_between = read_stats(p["gb_per_s_between"]);  // absent in older reports: empty
 
     for (const JsonValue& tv : rv["tests"].items()) {
       TestResult tr;
@@ -177,6 +178,7 @@ Report report_from_json(const JsonValue& json) {
     run.roofline.kv_bytes_per_token = ru64(rl["kv_bytes_per_token"]);
     run.roofline.decode_gb_s = rnum(rl["decode_gb_s"]);
     run.roofline.decode_efficiency = rnum(rl["decode_efficiency"]);
+    run.roofline.decode_efficiency_paired = read_stats(rl["decode_efficiency_paired"]);
     run.roofline.prefill_tokens_per_s = rnum(rl["prefill_tokens_per_s"]);
     run.roofline.prefill_gop_per_token = rnum(rl["prefill_gop_per_token"]);
     run.roofline.prefill_gop_s = rnum(rl["prefill_gop_s"]);

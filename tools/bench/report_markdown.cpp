@@ -90,13 +90,19 @@ void roofline_block(std::ostringstream& o, const Run& run) {
       o << " (" << fmt_double(p.gb_per_s.median) << " before the tests, " << fmt_double(p.gb_per_s_after.median)
         << " after)";
     }
+    if (!p.gb_per_s_between.empty()) {
+      o << ", and " << p.gb_per_s_between.n << " passes between the decode repetitions ("
+        << fmt_double(p.gb_per_s_between.min) << " to " << fmt_double(p.gb_per_s_between.max) << ")";
+    }
     o << ", " << fmt_bytes(p.buffer_bytes) << " buffer (last-level cache " << fmt_bytes(p.llc_bytes) << "), "
       << p.threads << " threads of the same pool, " << p.loads << " loads, " << fmt_bytes_or_none(p.huge_page_bytes)
       << " in 2 MiB pages\n";
     if (probe_drift(p) > kProbeDriftNote) {
       o << "- the bandwidth moved by " << fmt_percent(probe_drift(p))
         << " between the probe before and after the tests (other load on the memory system, or throttling): "
-           "the decode efficiency below is that uncertain\n";
+        << (rl.decode_efficiency_paired.empty()
+                ? "the decode efficiency below is that uncertain\n"
+                : "the decode efficiency below sets each repetition against the passes around it\n");
     }
   } else {
     o << "- read bandwidth (probe): not run\n";
@@ -107,6 +113,13 @@ void roofline_block(std::ostringstream& o, const Run& run) {
       << " of the probe**";
     if (rl.kv_bytes_per_token > 0) o << " (plus " << fmt_bytes(rl.kv_bytes_per_token) << " of KV cache per token)";
     o << "\n";
+    if (!rl.decode_efficiency_paired.empty()) {
+      const Stats& e = rl.decode_efficiency_paired;
+      o << "  - each of the " << e.n << " repetitions against the probe passes right before and after it: "
+        << fmt_percent(e.min) << " to " << fmt_percent(e.max) << ", median " << fmt_percent(e.median)
+        << " (the figure above); against the median of every pass " << fmt_percent(rl.decode_gb_s / rl.probe_gb_s)
+        << "\n";
+    }
   }
   if (known(rl.prefill_tokens_per_s)) {
     o << "- prefill: " << fmt_double(rl.prefill_tokens_per_s) << " t/s x " << fmt_sig(rl.prefill_gop_per_token)

@@ -56,6 +56,10 @@ double prefill_ops(uint64_t layer_params, uint64_t output_params, uint32_t n_lay
 struct RooflineInputs {
   double probe_gb_s = kUnknown;
   double decode_tokens_per_s = kUnknown;
+  // The decode row's repetitions in the order they ran, and the probe passes
+  // around them (one more than repetitions: before each and after the last).
+  std::vector<double> decode_samples;
+  std::vector<double> probe_between;
   uint64_t weight_bytes_per_token = 0;
   uint64_t kv_bytes_per_token = 0;
   double prefill_tokens_per_s = kUnknown;
