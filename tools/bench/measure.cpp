@@ -321,10 +321,8 @@ Report run_bench(const BenchOptions& o, const std::string& command_line) {
       // against the bandwidth of its own minutes (on this README's shared VM the
       // probe moved by 10-46% within one run). The pass's buffer is freed at
       // once and kept out of the peak the report gives for the model.
-      const Planned* paired = nullptr;
-      for (const Planned& t : tests) {
-        if (o.probe && paired == nullptr && t.kind == "decode") paired = &t;
-      }
+      const auto first_decode = std::find_if(tests.begin(), tests.end(), [](const Planned& t) { return t.kind == "decode"; });
+      const Planned* paired = o.probe && first_decode != tests.end() ? &*first_decode : nullptr;
       std::vector<double> between;
       uint64_t tests_peak = 0;
       const auto probe_between = [&] {

@@ -100,7 +100,8 @@ Roofline compute_roofline(const RooflineInputs& in) {
   r.weight_bytes_per_token = in.weight_bytes_per_token;
   r.kv_bytes_per_token = in.kv_bytes_per_token;
   if (known(in.decode_tokens_per_s) && in.weight_bytes_per_token > 0) {
-    r.decode_gb_s = in.decode_tokens_per_s * static_cast<double>(in.weight_bytes_per_token) / 1e9;
+    const auto gb_s = [&](double tokens_per_s) { return tokens_per_s * static_cast<double>(in.weight_bytes_per_token) / 1e9; };
+    r.decode_gb_s = gb_s(in.decode_tokens_per_s);
     if (known(in.probe_gb_s) && in.probe_gb_s > 0) r.decode_efficiency = r.decode_gb_s / in.probe_gb_s;
     // Paired: each repetition against the bandwidth of the moment it ran, so a
     // machine whose bandwidth drifts (other tenants, a phone heating up) moves
@@ -109,7 +110,7 @@ Roofline compute_roofline(const RooflineInputs& in) {
       std::vector<double> ratios;
       for (size_t i = 0; i < in.decode_samples.size(); ++i) {
         const double around = (in.probe_between[i] + in.probe_between[i + 1]) / 2;
-        if (around > 0) ratios.push_back(in.decode_samples[i] * static_cast<double>(in.weight_bytes_per_token) / 1e9 / around);
+        if (around > 0) ratios.push_back(gb_s(in.decode_samples[i]) / around);
       }
       if (ratios.size() == in.decode_samples.size()) {
         r.decode_efficiency_paired = Stats::of(std::move(ratios));
