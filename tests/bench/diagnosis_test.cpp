@@ -11,6 +11,7 @@
 #include "tools/bench/json_value.h"
 #include "tools/bench/report_json.h"
 #include "tools/bench/sustained.h"
+#include "tools/bench/text_util.h"
 
 namespace {
 
@@ -183,6 +184,24 @@ TEST_P(DiagnosisPair, InjectedCauseComesFirst) {
 
 INSTANTIATE_TEST_SUITE_P(Causes, DiagnosisPair, ::testing::Range<size_t>(0, 16),
                          [](const ::testing::TestParamInfo<size_t>& p) { return cases().at(p.param).cause; });
+
+// The same shortfall of CPU time is the hypervisor's when steal time covers it
+// (a virtual machine with nothing else running), other processes' when not.
+TEST(Diagnosis, StealTimeNamesTheHypervisor) {
+  const Report a = through_json(bench_test::example_report());
+  for (const double steal : {0.35, 0.02}) {
+    Report b = bench_test::example_report();
+    b.runs[0].cpu_share = 0.55;
+    b.runs[0].steal_share = steal;
+    scale_speed(b, 0.5);
+    const Diagnosis d = diagnose(a, through_json(b));
+    ASSERT_FALSE(d.findings.empty());
+    const Finding& f = d.findings.front();
+    EXPECT_EQ(f.cause, "cpu_contention");
+    EXPECT_EQ(f.summary.find("hypervisor") != std::string::npos, steal > 0.2) << f.summary;
+    EXPECT_NE(f.evidence.front().find("steal time " + fmt_percent(steal)), std::string::npos) << f.evidence.front();
+  }
+}
 
 TEST(Diagnosis, HeadlineStatesTheRatio) {
   const Report a = through_json(bench_test::example_report());

@@ -5,6 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
 
 #include "engine/threads/topology.h"
 #include "tests/bench/example_report.h"
@@ -167,6 +172,41 @@ TEST(Environment, ThreadsInfoWithoutAPool) {
   EXPECT_EQ(big_core_count(d), 5);
   ASSERT_NE(cluster_of(d, 2), nullptr);
   EXPECT_EQ(cluster_of(d, 2)->rank, "little");
+}
+
+// Steal time from /proc/stat, read twice from a tree written here: the share
+// of the CPUs' time between the reads that the hypervisor took.
+TEST(Environment, StealShareFromProcStat) {
+  const std::filesystem::path root =
+      std::filesystem::temp_directory_path() / ("bench-steal-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(root / "proc");
+  const auto write_stat = [&](const std::string& text) { std::ofstream(root / "proc" / "stat") << text; };
+  const FsRoot fs(root.string());
+  //           user nice system idle iowait irq softirq steal guest guest_nice
+  write_stat("cpu  2000 0 400 1500 10 0 10 80 0 0\n"
+             "cpu0 1000 0 200 760 5 0 5 30 0 0\n"
+             "cpu1 1000 0 200 740 5 0 5 50 0 0\n"
+             "intr 12345 0 0\nctxt 67890\n");
+  const std::vector<CpuTicks> before = read_cpu_ticks(fs);
+  ASSERT_EQ(before.size(), 2u);  // the "cpu " sum is not a CPU
+  EXPECT_EQ(before[1].cpu, 1);
+  EXPECT_EQ(before[1].total, 2000u);
+  EXPECT_EQ(before[1].steal, 50u);
+  // cpu0: 400 more ticks, 40 of them stolen; cpu1: 400 more, 120 stolen.
+  write_stat("cpu  2580 0 400 1560 10 0 10 240 0 0\n"
+             "cpu0 1300 0 200 820 5 0 5 70 0 0\n"
+             "cpu1 1280 0 200 740 5 0 5 170 0 0\n");
+  const std::vector<CpuTicks> after = read_cpu_ticks(fs);
+  EXPECT_DOUBLE_EQ(steal_share(before, after, {0}), 0.1);
+  EXPECT_DOUBLE_EQ(steal_share(before, after, {1}), 0.3);
+  EXPECT_DOUBLE_EQ(steal_share(before, after, {}), 0.2);  // every CPU
+  EXPECT_TRUE(std::isnan(steal_share(before, after, {2})));  // not listed
+  EXPECT_TRUE(std::isnan(steal_share(before, before, {0})));  // no time passed
+  // A kernel without the steal field (before 2.6.11): nothing to report.
+  write_stat("cpu0 1000 0 200 760 5 0 5\n");
+  EXPECT_TRUE(read_cpu_ticks(fs).empty());
+  std::filesystem::remove_all(root);
+  EXPECT_TRUE(read_cpu_ticks(fs).empty());  // unreadable
 }
 
 }  // namespace

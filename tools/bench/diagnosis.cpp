@@ -343,10 +343,21 @@ std::optional<Finding> cpu_contention(const Side& a, const Side& b) {
   if (!ca && !cb) return std::nullopt;
   Finding f;
   f.side = sa < sb ? 'A' : 'B';
-  f.summary = "other processes competed for the cores: the engine got a fraction of the CPU time it asked for";
-  f.evidence.push_back("CPU share during the tests: A " + fmt_percent(sa) + " of " + std::to_string(a.run.threads.n_threads) +
-                       " threads (load average " + fx(a.run.before.load_avg_1m) + "), B " + fmt_percent(sb) + " of " +
-                       std::to_string(b.run.threads.n_threads) + " threads (load average " + fx(b.run.before.load_avg_1m) + ")");
+  // On a virtual machine the shortfall may be the hypervisor's: steal time
+  // covering at least half of it names that cause instead.
+  const Side& slow = f.side == 'A' ? a : b;
+  const double steal = slow.run.steal_share;
+  const bool stolen = known(steal) && steal >= 0.5 * (1.0 - slow.run.cpu_share);
+  f.summary = stolen ? "the hypervisor gave the cores to other guests (steal time): the engine got a fraction of the CPU "
+                       "time it asked for"
+                     : "other processes competed for the cores: the engine got a fraction of the CPU time it asked for";
+  const auto side_text = [](const Side& s) {
+    std::string t = fmt_percent(s.run.cpu_share) + " of " + std::to_string(s.run.threads.n_threads) + " threads (load average " +
+                    fx(s.run.before.load_avg_1m);
+    if (known(s.run.steal_share)) t += ", steal time " + fmt_percent(s.run.steal_share);
+    return t + ")";
+  };
+  f.evidence.push_back("CPU share during the tests: A " + side_text(a) + ", B " + side_text(b));
   return f;
 }
 

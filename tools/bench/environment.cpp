@@ -293,6 +293,51 @@ ThreadsInfo threads_info(const engine::ThreadPlan& plan, const engine::ThreadPoo
   return t;
 }
 
+std::vector<CpuTicks> read_cpu_ticks(const FsRoot& fs) {
+  std::vector<CpuTicks> out;
+  std::istringstream in(fs.read("/proc/stat").value_or(""));
+  std::string line;
+  while (std::getline(in, line)) {
+    // "cpu3 user nice system idle iowait irq softirq steal guest guest_nice";
+    // guest time is already counted in user and nice. "cpu " is the sum.
+    if (line.rfind("cpu", 0) != 0 || line.size() < 4 || !std::isdigit(static_cast<unsigned char>(line[3]))) continue;
+    std::istringstream fields(line.substr(3));
+    CpuTicks t;
+    fields >> t.cpu;
+    uint64_t v = 0;
+    int n = 0;
+    for (; n < 8 && fields >> v; ++n) {
+      t.total += v;
+      if (n == 7) t.steal = v;
+    }
+    if (n == 8) out.push_back(t);  // kernels before 2.6.11 have no steal field
+  }
+  return out;
+}
+
+double steal_share(const std::vector<CpuTicks>& before, const std::vector<CpuTicks>& after, const std::vector<int>& cpus) {
+  const auto find = [](const std::vector<CpuTicks>& ticks, int cpu) -> const CpuTicks* {
+    for (const CpuTicks& t : ticks) {
+      if (t.cpu == cpu) return &t;
+    }
+    return nullptr;
+  };
+  std::vector<int> wanted = cpus;
+  if (wanted.empty()) {
+    for (const CpuTicks& t : after) wanted.push_back(t.cpu);
+  }
+  uint64_t total = 0, steal = 0;
+  for (int cpu : wanted) {
+    const CpuTicks* b = find(before, cpu);
+    const CpuTicks* a = find(after, cpu);
+    if (b == nullptr || a == nullptr || a->total < b->total || a->steal < b->steal) return kUnknown;
+    total += a->total - b->total;
+    steal += a->steal - b->steal;
+  }
+  if (total == 0) return kUnknown;
+  return static_cast<double>(steal) / static_cast<double>(total);
+}
+
 double cpuinfo_mhz(const FsRoot& fs, int cpu) {
   std::istringstream in(fs.read("/proc/cpuinfo").value_or(""));
   std::string line;

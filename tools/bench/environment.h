@@ -15,6 +15,7 @@
 //                  live), /sys/firmware/acpi/platform_profile
 //   memory         /proc/meminfo MemTotal, MemAvailable
 //   caches         cpuN/cache/index*/size: the largest is the last level
+//   steal time     /proc/stat cpuN lines, 8th field (a virtual machine's CPUs)
 #pragma once
 
 #include <string>
@@ -47,6 +48,21 @@ kernels::CpuFeatures features_from_cpuinfo(const std::string& cpuinfo);
 // The "cpu MHz" of a processor in /proc/cpuinfo (x86, where cpufreq may be
 // absent in VMs); 0 when not listed.
 double cpuinfo_mhz(const FsRoot& fs, int cpu);
+
+// Time of one CPU from a /proc/stat "cpuN" line, in USER_HZ ticks: all of it
+// (user .. steal) and the steal, the time a virtual CPU wanted to run while
+// the hypervisor ran something else on the physical core.
+struct CpuTicks {
+  int cpu = -1;
+  uint64_t total = 0;
+  uint64_t steal = 0;
+};
+// Every "cpuN" line with a steal field; empty when /proc/stat is unreadable.
+std::vector<CpuTicks> read_cpu_ticks(const FsRoot& fs);
+// The share of the time between two reads that was stolen, over `cpus` (every
+// CPU listed when `cpus` is empty); kUnknown when a CPU is missing from either
+// read or no time passed.
+double steal_share(const std::vector<CpuTicks>& before, const std::vector<CpuTicks>& after, const std::vector<int>& cpus);
 
 // "cpu 4-7" style label of CPU numbers.
 std::string cpus_label(const std::vector<int>& cpus);

@@ -333,6 +333,7 @@ Report run_bench(const BenchOptions& o, const std::string& command_line) {
         if (probe_peak_cleared) reset_peak_rss();
       };
       const double cpu0 = cpu_seconds();
+      const std::vector<CpuTicks> ticks0 = read_cpu_ticks(fs);
       const auto wall0 = Clock::now();
       for (const Planned& t : tests) {
         std::vector<double> tps, ms;
@@ -370,7 +371,15 @@ Report run_bench(const BenchOptions& o, const std::string& command_line) {
       }
       const double wall = seconds_since(wall0);
       run.probe.gb_per_s_between = Stats::of(between);
-      if (!tests.empty() && wall > 0) run.cpu_share = (cpu_seconds() - cpu0) / (wall * static_cast<double>(plan.size()));
+      if (!tests.empty() && wall > 0) {
+        run.cpu_share = (cpu_seconds() - cpu0) / (wall * static_cast<double>(plan.size()));
+        std::vector<int> cpus;  // empty (every CPU) when the plan does not pin
+        for (int c : plan.cpus) {
+          if (c >= 0) cpus.push_back(c);
+        }
+        if (cpus.size() != plan.size()) cpus.clear();
+        run.steal_share = steal_share(ticks0, read_cpu_ticks(fs), cpus);
+      }
       run.threads = threads_info(plan, &pool);
       if (o.profile) {
         progress.step("profile, " + where);

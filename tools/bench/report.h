@@ -238,6 +238,10 @@ struct Run {
   // 1 when other processes took the cores (the workers spin, so an
   // uncontested run is close to 1).
   double cpu_share = kUnknown;
+  // Steal time over the same window, on the CPUs the workers ran on
+  // (/proc/stat): the share a hypervisor gave to other guests. It explains a
+  // CPU share below 1 on a virtual machine with nothing else running.
+  double steal_share = kUnknown;
 };
 
 struct Settings {

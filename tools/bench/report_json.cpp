@@ -265,6 +265,7 @@ void write_run(JsonWriter& j, const Run& r) {
   write_snapshot(j, "before", r.before);
   write_snapshot(j, "after", r.after);
   num(j, "cpu_share", r.cpu_share);
+  num(j, "steal_share", r.steal_share);
   j.end_object();
 }
 

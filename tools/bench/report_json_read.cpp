@@ -205,6 +205,7 @@ Report report_from_json(const JsonValue& json) {
     run.before = read_snapshot(rv["before"]);
     run.after = read_snapshot(rv["after"]);
     run.cpu_share = rnum(rv["cpu_share"]);
+    run.steal_share = rnum(rv["steal_share"]);
     r.runs.push_back(std::move(run));
   }
   return r;

@@ -268,7 +268,13 @@ std::string report_markdown(const Report& r) {
       << "Workers: " << workers_line(run.threads) << "\n\n";
     for (const std::string& w : run.threads.warnings) o << "> WARNING: " << w << "\n\n";
     o << "CPU share during the tests: " << fmt_percent(run.cpu_share) << " of " << run.threads.n_threads
-      << " threads (below 100%: other processes took the cores); load average " << fmt_double(run.before.load_avg_1m)
+      << " threads (below 100%: other processes, or a hypervisor, took the cores)";
+    // A phone's /proc/stat counts no steal; a virtual machine's says how much of
+    // the shortfall the hypervisor took.
+    if (known(run.steal_share) && run.steal_share >= 0.005) {
+      o << "; steal time " << fmt_percent(run.steal_share) << " of these CPUs' time (the hypervisor ran other guests on them)";
+    }
+    o << "; load average " << fmt_double(run.before.load_avg_1m)
       << " before, " << fmt_double(run.after.load_avg_1m) << " after\n\n";
     roofline_block(o, run);
     profile_block(o, run);
