@@ -20,7 +20,7 @@ struct Doctor {
   std::vector<Check> checks;
   std::string text;
 
-  explicit Doctor(const std::string& root, const ModelInfo* model = nullptr) {
+  explicit Doctor(const std::string& root, const ModelInfo* model = nullptr, double steal = kUnknown) {
     const FsRoot fs(root);
     const engine::CpuTopology topology = engine::CpuTopology::detect(root);
     DoctorInput in;
@@ -29,6 +29,7 @@ struct Doctor {
     in.cpu = kernels::host_cpu_features();
     in.build = collect_build();
     in.model = model;
+    in.steal_share = steal;
     checks = doctor_checks(in);
     text = format_checks(checks);
   }
@@ -102,6 +103,19 @@ TEST(Doctor, UnreadableThingsAreInfoNotWarnings) {
   EXPECT_EQ(d.with("power", Level::info).size(), 1u);
   EXPECT_EQ(d.with("memory", Level::info).size(), 1u);
   EXPECT_EQ(d.with("huge pages", Level::info).size(), 1u);
+}
+
+// A busy sample's steal time: WARN from 5%, OK below, no line unmeasured.
+TEST(Doctor, StealTimeOfAVirtualMachineWarns) {
+  const std::string root = bench_test::bench_fixture("x86-server-dmi");
+  const Doctor stolen(root, nullptr, 0.14);
+  const auto warn = stolen.with("steal", Level::warn);
+  ASSERT_EQ(warn.size(), 1u) << stolen.text;
+  EXPECT_NE(warn[0].message.find("steal time 14%"), std::string::npos) << warn[0].message;
+  EXPECT_FALSE(warn[0].advice.empty());
+  EXPECT_EQ(Doctor(root, nullptr, 0.01).with("steal", Level::ok).size(), 1u);
+  const Doctor unmeasured(root);
+  EXPECT_EQ(unmeasured.text.find("steal"), std::string::npos) << unmeasured.text;
 }
 
 TEST(Doctor, ModelMemoryFarAboveTheFileWarns) {

@@ -197,11 +197,18 @@ TEST(Environment, StealShareFromProcStat) {
              "cpu0 1300 0 200 820 5 0 5 70 0 0\n"
              "cpu1 1280 0 200 740 5 0 5 170 0 0\n");
   const std::vector<CpuTicks> after = read_cpu_ticks(fs);
-  EXPECT_DOUBLE_EQ(steal_share(before, after, {0}), 0.1);
-  EXPECT_DOUBLE_EQ(steal_share(before, after, {1}), 0.3);
-  EXPECT_DOUBLE_EQ(steal_share(before, after, {}), 0.2);  // every CPU
-  EXPECT_TRUE(std::isnan(steal_share(before, after, {2})));  // not listed
-  EXPECT_TRUE(std::isnan(steal_share(before, before, {0})));  // no time passed
+  std::vector<CpuTicks> elapsed;
+  add_elapsed(elapsed, before, after);
+  EXPECT_DOUBLE_EQ(steal_share(elapsed, {0}), 0.1);
+  EXPECT_DOUBLE_EQ(steal_share(elapsed, {1}), 0.3);
+  EXPECT_DOUBLE_EQ(steal_share(elapsed, {}), 0.2);  // every CPU
+  EXPECT_TRUE(std::isnan(steal_share(elapsed, {2})));  // not listed
+  // A second interval adds up: cpu1 400 more ticks, none stolen.
+  add_elapsed(elapsed, {{1, 0, 0}}, {{1, 400, 0}});
+  EXPECT_DOUBLE_EQ(steal_share(elapsed, {1}), 0.15);
+  std::vector<CpuTicks> none;
+  add_elapsed(none, before, before);
+  EXPECT_TRUE(std::isnan(steal_share(none, {0})));  // no time passed
   // A kernel without the steal field (before 2.6.11): nothing to report.
   write_stat("cpu0 1000 0 200 760 5 0 5\n");
   EXPECT_TRUE(read_cpu_ticks(fs).empty());

@@ -64,6 +64,9 @@ int run(int argc, char** argv) {
   in.build = bench::collect_build();
   in.threads.n_threads = static_cast<size_t>(threads);
   if (!cpus.empty()) in.threads.set_cpus(cpus);
+  // Steal time needs the CPUs busy to show: a third of a second of spinning
+  // on each, on the live system only.
+  if (fs.is_live()) in.steal_share = bench::steal_sample(fs, topology, 0.3);
 
   bench::ModelInfo model;
   std::unique_ptr<engine::Model> loaded;

@@ -1,8 +1,11 @@
 #include "tools/bench/doctor_checks.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <sstream>
+#include <thread>
 
 #include "engine/log.h"
 #include "gguf/ggml_types.h"
@@ -188,6 +191,18 @@ void load_check(const Snapshot& snap, size_t n_cpus, std::vector<Check>& out) {
   }
 }
 
+void steal_check(double steal, std::vector<Check>& out) {
+  if (!known(steal)) return;
+  const std::string text = "steal time " + fmt_percent(steal) + " of the CPUs' time while all of them were busy";
+  if (steal >= kStealLimit) {
+    add(out, Level::warn, "steal", text + ": a hypervisor runs other guests on these cores, and every step waits for them",
+        "use dedicated cores (a non-shared instance) or measure when the host is quieter; bench reports the steal time "
+        "of its tests");
+  } else {
+    add(out, Level::ok, "steal", text);
+  }
+}
+
 // The engine asks for 2 MiB pages for the repacked weights
 // (engine/stream_arena.h); the kernel gives them unless the mode is "never".
 void huge_page_check(const DoctorInput& in, const DeviceInfo& device, std::vector<Check>& out) {
@@ -285,8 +300,28 @@ std::vector<Check> doctor_checks(const DoctorInput& in) {
   clock_checks(device, snap, plan, out);
   heat_power_checks(snap, out);
   load_check(snap, in.topology->cores.size(), out);
+  steal_check(in.steal_share, out);
   memory_checks(in, device, snap, out);
   return out;
+}
+
+double steal_sample(const FsRoot& fs, const engine::CpuTopology& topology, double seconds) {
+  std::atomic<bool> stop{false};
+  const std::vector<CpuTicks> before = read_cpu_ticks(fs);
+  std::vector<std::thread> spinners;
+  const size_t n = std::max<size_t>(topology.cores.size(), 1);
+  for (size_t i = 0; i < n; ++i) {
+    spinners.emplace_back([&stop] {
+      while (!stop.load(std::memory_order_relaxed)) {
+      }
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  stop.store(true, std::memory_order_relaxed);
+  for (std::thread& t : spinners) t.join();
+  std::vector<CpuTicks> elapsed;
+  add_elapsed(elapsed, before, read_cpu_ticks(fs));
+  return steal_share(elapsed, {});
 }
 
 int warning_count(const std::vector<Check>& checks) {

@@ -35,6 +35,9 @@ struct DoctorInput {
   BuildInfo build;
   engine::ThreadOptions threads;     // the setting to check (default: the recommended one)
   const ModelInfo* model = nullptr;  // loaded with -m: its kernels and resident memory
+  // Steal time over a short busy sample on every CPU (doctor on the live
+  // system, steal_sample below); unknown: not measured, no check line.
+  double steal_share = kUnknown;
 };
 
 // Thresholds.
@@ -42,8 +45,14 @@ inline constexpr double kHotCelsius = 70.0;      // a zone this hot means thrott
 inline constexpr double kCapFraction = 0.90;     // scaling_max_freq below 90% of the hardware max
 inline constexpr double kLowBatteryPercent = 20; // phones cap clocks on a low battery
 inline constexpr double kRssLimit = 1.25;        // resident memory over file size
+inline constexpr double kStealLimit = 0.05;      // a hypervisor taking 5% of the CPUs' time
 
 std::vector<Check> doctor_checks(const DoctorInput& in);
+
+// Keeps every CPU of the topology busy for `seconds` and returns the steal
+// share /proc/stat counted meanwhile: steal accrues only while a virtual CPU
+// wants to run, so an idle reading says nothing.
+double steal_sample(const FsRoot& fs, const engine::CpuTopology& topology, double seconds);
 
 // One line per check ("WARN  governor: ..." then "      -> do: ..."), and a
 // summary line.

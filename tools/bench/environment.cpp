@@ -315,24 +315,28 @@ std::vector<CpuTicks> read_cpu_ticks(const FsRoot& fs) {
   return out;
 }
 
-double steal_share(const std::vector<CpuTicks>& before, const std::vector<CpuTicks>& after, const std::vector<int>& cpus) {
-  const auto find = [](const std::vector<CpuTicks>& ticks, int cpu) -> const CpuTicks* {
-    for (const CpuTicks& t : ticks) {
-      if (t.cpu == cpu) return &t;
-    }
-    return nullptr;
-  };
-  std::vector<int> wanted = cpus;
-  if (wanted.empty()) {
-    for (const CpuTicks& t : after) wanted.push_back(t.cpu);
+void add_elapsed(std::vector<CpuTicks>& elapsed, const std::vector<CpuTicks>& before, const std::vector<CpuTicks>& after) {
+  for (const CpuTicks& a : after) {
+    const auto b = std::find_if(before.begin(), before.end(), [&](const CpuTicks& t) { return t.cpu == a.cpu; });
+    if (b == before.end() || a.total < b->total || a.steal < b->steal) continue;
+    auto e = std::find_if(elapsed.begin(), elapsed.end(), [&](const CpuTicks& t) { return t.cpu == a.cpu; });
+    if (e == elapsed.end()) e = elapsed.insert(elapsed.end(), CpuTicks{a.cpu, 0, 0});
+    e->total += a.total - b->total;
+    e->steal += a.steal - b->steal;
   }
+}
+
+double steal_share(const std::vector<CpuTicks>& elapsed, const std::vector<int>& cpus) {
   uint64_t total = 0, steal = 0;
-  for (int cpu : wanted) {
-    const CpuTicks* b = find(before, cpu);
-    const CpuTicks* a = find(after, cpu);
-    if (b == nullptr || a == nullptr || a->total < b->total || a->steal < b->steal) return kUnknown;
-    total += a->total - b->total;
-    steal += a->steal - b->steal;
+  const auto add = [&](const CpuTicks& t) {
+    total += t.total;
+    steal += t.steal;
+  };
+  if (cpus.empty()) std::for_each(elapsed.begin(), elapsed.end(), add);
+  for (int cpu : cpus) {
+    const auto e = std::find_if(elapsed.begin(), elapsed.end(), [&](const CpuTicks& t) { return t.cpu == cpu; });
+    if (e == elapsed.end()) return kUnknown;
+    add(*e);
   }
   if (total == 0) return kUnknown;
   return static_cast<double>(steal) / static_cast<double>(total);

@@ -59,10 +59,12 @@ struct CpuTicks {
 };
 // Every "cpuN" line with a steal field; empty when /proc/stat is unreadable.
 std::vector<CpuTicks> read_cpu_ticks(const FsRoot& fs);
-// The share of the time between two reads that was stolen, over `cpus` (every
-// CPU listed when `cpus` is empty); kUnknown when a CPU is missing from either
-// read or no time passed.
-double steal_share(const std::vector<CpuTicks>& before, const std::vector<CpuTicks>& after, const std::vector<int>& cpus);
+// Adds the ticks from `before` to `after` to `elapsed`, CPU by CPU (a CPU
+// missing from either read is left out): the ticks of several intervals.
+void add_elapsed(std::vector<CpuTicks>& elapsed, const std::vector<CpuTicks>& before, const std::vector<CpuTicks>& after);
+// The stolen share of `elapsed` over `cpus` (every CPU in it when `cpus` is
+// empty); kUnknown when a CPU is missing or no time passed.
+double steal_share(const std::vector<CpuTicks>& elapsed, const std::vector<int>& cpus);
 
 // "cpu 4-7" style label of CPU numbers.
 std::string cpus_label(const std::vector<int>& cpus);

@@ -43,6 +43,44 @@ double cpu_seconds() {
   return s(u.ru_utime) + s(u.ru_stime);
 }
 
+// CPU time, wall time and /proc/stat ticks of the tests alone, paused while a
+// probe pass runs between decode repetitions: each pass maps and touches a
+// fresh buffer, whose page faults (and on a virtual machine the host's work to
+// back the memory, counted as steal: 12% of a run's CPU time against 4%
+// without the passes, on this README's VM) are not the tests'.
+class TestClock {
+ public:
+  explicit TestClock(const FsRoot& fs) : fs_(fs) {}
+  void start() {
+    cpu0_ = cpu_seconds();
+    ticks0_ = read_cpu_ticks(fs_);
+    wall0_ = Clock::now();
+  }
+  void stop() {
+    wall_ += seconds_since(wall0_);
+    cpu_ += cpu_seconds() - cpu0_;
+    add_elapsed(ticks_, ticks0_, read_cpu_ticks(fs_));
+  }
+  // CPU time over wall time x threads; steal over the plan's CPUs (every CPU
+  // when the plan does not pin).
+  void finish(const engine::ThreadPlan& plan, Run& run) const {
+    if (wall_ <= 0) return;
+    run.cpu_share = cpu_ / (wall_ * static_cast<double>(plan.size()));
+    std::vector<int> cpus;
+    for (int c : plan.cpus) {
+      if (c >= 0) cpus.push_back(c);
+    }
+    if (cpus.size() != plan.size()) cpus.clear();
+    run.steal_share = steal_share(ticks_, cpus);
+  }
+
+ private:
+  const FsRoot& fs_;
+  double cpu0_ = 0, cpu_ = 0, wall_ = 0;
+  Clock::time_point wall0_;
+  std::vector<CpuTicks> ticks0_, ticks_;
+};
+
 // A status line redrawn in place on a terminal: which test, which repetition,
 // how long so far. Nothing at all when stderr is not a terminal.
 class Progress {
@@ -325,16 +363,17 @@ Report run_bench(const BenchOptions& o, const std::string& command_line) {
       const Planned* paired = o.probe && first_decode != tests.end() ? &*first_decode : nullptr;
       std::vector<double> between;
       uint64_t tests_peak = 0;
+      TestClock clock(fs);
       const auto probe_between = [&] {
+        clock.stop();
         progress.step("read-bandwidth probe between decode repetitions, " + where);
         const engine::MemoryUsage now = engine::memory_usage();
         if (now.known) tests_peak = std::max(tests_peak, now.peak_rss_bytes);
         between.push_back(probe_read_bandwidth(pool, run.probe.buffer_bytes, 1).gb_per_s.median);
         if (probe_peak_cleared) reset_peak_rss();
+        clock.start();
       };
-      const double cpu0 = cpu_seconds();
-      const std::vector<CpuTicks> ticks0 = read_cpu_ticks(fs);
-      const auto wall0 = Clock::now();
+      clock.start();
       for (const Planned& t : tests) {
         std::vector<double> tps, ms;
         for (int rep = -o.warmup; rep < o.repetitions; ++rep) {
@@ -369,17 +408,9 @@ Report run_bench(const BenchOptions& o, const std::string& command_line) {
           run.tests.push_back(ttft);
         }
       }
-      const double wall = seconds_since(wall0);
+      clock.stop();
       run.probe.gb_per_s_between = Stats::of(between);
-      if (!tests.empty() && wall > 0) {
-        run.cpu_share = (cpu_seconds() - cpu0) / (wall * static_cast<double>(plan.size()));
-        std::vector<int> cpus;  // empty (every CPU) when the plan does not pin
-        for (int c : plan.cpus) {
-          if (c >= 0) cpus.push_back(c);
-        }
-        if (cpus.size() != plan.size()) cpus.clear();
-        run.steal_share = steal_share(ticks0, read_cpu_ticks(fs), cpus);
-      }
+      if (!tests.empty()) clock.finish(plan, run);
       run.threads = threads_info(plan, &pool);
       if (o.profile) {
         progress.step("profile, " + where);

@@ -234,7 +234,8 @@ struct Run {
   std::vector<ProfileRow> profile;  // empty without --profile
   Snapshot before;
   Snapshot after;
-  // CPU time the process got during the tests / (wall time x threads): below
+  // CPU time the process got during the tests (the probe passes between
+  // decode repetitions left out) / (wall time x threads): below
   // 1 when other processes took the cores (the workers spin, so an
   // uncontested run is close to 1).
   double cpu_share = kUnknown;
