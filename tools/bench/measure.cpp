@@ -46,8 +46,8 @@ double cpu_seconds() {
 // CPU time, wall time and /proc/stat ticks of the tests alone, paused while a
 // probe pass runs between decode repetitions: each pass maps and touches a
 // fresh buffer, whose page faults (and on a virtual machine the host's work to
-// back the memory, counted as steal: 12% of a run's CPU time against 4%
-// without the passes, on this README's VM) are not the tests'.
+// back the memory, counted as steal: 12% of the CPUs' time over a run with
+// the passes, 3-5% without, on this README's VM) are not the tests'.
 class TestClock {
  public:
   explicit TestClock(const FsRoot& fs) : fs_(fs) {}
