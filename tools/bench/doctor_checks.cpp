@@ -99,7 +99,7 @@ void topology_checks(const DoctorInput& in, const DeviceInfo& device, const engi
   std::string cpu_text;
   for (int c : plan.cpus) cpu_text.append(cpu_text.empty() ? "" : ",").append(std::to_string(c));
   add(out, Level::ok, "threads",
-      "recommended: " + std::to_string(plan.recommended_threads) + " threads; this setting: " + plan.describe(),
+      "recommended: " + fmt_threads(plan.recommended_threads) + "; this setting: " + plan.describe(),
       "");
   if (!cpus.empty()) out.back().message += " (bench -t " + std::to_string(plan.size()) + " --cpus " + cpu_text + ")";
   for (const std::string& w : plan.warnings) {

@@ -338,7 +338,7 @@ Report run_bench(const BenchOptions& o, const std::string& command_line) {
       if (o.probe) {
         const uint64_t bytes = probe_buffer_bytes(report.device.llc_bytes, take_snapshot(fs, topology).mem_available_bytes,
                                                   o.probe_bytes);
-        progress.step("read-bandwidth probe, " + fmt_bytes(bytes) + ", " + std::to_string(plan.size()) + " threads");
+        progress.step("read-bandwidth probe, " + fmt_bytes(bytes) + ", " + fmt_threads(plan.size()));
         run.probe = probe_read_bandwidth(pool, bytes, o.probe_passes);
         run.probe.llc_bytes = report.device.llc_bytes;
         // The probe's buffer is gone; keep it out of the peak the report gives for the model.
@@ -353,7 +353,7 @@ Report run_bench(const BenchOptions& o, const std::string& command_line) {
       Workload work{std::mt19937(o.seed), cfg.n_vocab};
 
       run.before = take_snapshot(fs, topology);
-      const std::string where = std::to_string(plan.size()) + " threads";
+      const std::string where = fmt_threads(plan.size());
       // The roofline's decode row (the first) gets a probe pass before each
       // counted repetition and after the last: each repetition is then set
       // against the bandwidth of its own minutes (on this README's shared VM the
@@ -454,7 +454,7 @@ Report run_bench(const BenchOptions& o, const std::string& command_line) {
       // The probe again, now the tests are done (and the peak memory taken):
       // bandwidth that moved during the run counts from both ends.
       if (o.probe && !tests.empty()) {
-        progress.step("read-bandwidth probe after the tests, " + std::to_string(plan.size()) + " threads");
+        progress.step("read-bandwidth probe after the tests, " + fmt_threads(plan.size()));
         const uint64_t bytes = run.probe.buffer_bytes;
         run.probe.gb_per_s_after = probe_read_bandwidth(pool, bytes, o.probe_passes).gb_per_s;
       }
