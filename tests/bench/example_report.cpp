@@ -69,6 +69,9 @@ bench::Report example_report() {
   run.probe.gb_per_s = Stats::of({38.1, 38.4, 37.9, 38.6, 38.2});
   run.probe.gb_per_s_after = Stats::of({38.2, 38.3, 38.0, 38.5, 38.2});
   run.probe.gb_per_s_between = Stats::of({38.0, 38.4, 38.1, 37.9, 38.3, 38.2});
+  run.probe.kernel = "matmul_f32_q8_0_q4_0_4x8_i8mm";
+  run.probe.kernel_gb_per_s = Stats::of({35.2, 35.6, 34.9, 35.8, 35.1});
+  run.probe.kernel_share = Stats::of({35.2 / 38.1, 35.6 / 38.4, 34.9 / 37.9, 35.8 / 38.6, 35.1 / 38.2}).median;
 
   TestResult pp{"pp512", "prefill", 512, 0, 0, Stats::of({101.2, 99.8, 100.5, 100.9, 98.7}), {}};
   for (double v : pp.tokens_per_s.samples) pp.ms.samples.push_back(1000.0 * 512 / v);

@@ -8,6 +8,7 @@
 #include "engine/log.h"
 #include "engine/threads/thread_plan.h"
 #include "engine/threads/thread_pool.h"
+#include "kernels/registry.h"
 #include "tools/bench/probe.h"
 #include "tools/bench/roofline.h"
 #include "tools/bench/sustained.h"
@@ -150,6 +151,19 @@ TEST(Probe, SumsAndMeasures) {
   EXPECT_NE(r.loads, "unknown");
   ASSERT_EQ(r.gb_per_s.n, 3u);
   EXPECT_GT(r.gb_per_s.min, 0);
+  EXPECT_EQ(r.kernel, "none");  // no kernel asked for
+  EXPECT_TRUE(r.kernel_gb_per_s.empty());
+  EXPECT_TRUE(std::isnan(r.kernel_share));
+
+  // With a decode kernel: one of its passes after each plain one, over the
+  // same buffer, set against the plain pass before it.
+  const kernels::MatmulKernel* q4_0 = kernels::matmul_table(gguf::GgmlType::Q4_0).front();
+  const ProbeResult k = probe_read_bandwidth(pool, 4 << 20, 3, {q4_0, 2048});
+  EXPECT_EQ(k.kernel, q4_0->name);
+  ASSERT_EQ(k.kernel_gb_per_s.n, 3u);
+  EXPECT_GT(k.kernel_gb_per_s.min, 0);
+  EXPECT_GT(k.kernel_share, 0);
+  EXPECT_LE(k.kernel_share, k.kernel_gb_per_s.max / k.gb_per_s.min);
 }
 
 Sustained rounds(const std::vector<double>& tps, const std::vector<double>& temp, const std::vector<double>& mhz) {

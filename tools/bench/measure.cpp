@@ -339,7 +339,7 @@ Report run_bench(const BenchOptions& o, const std::string& command_line) {
         const uint64_t bytes = probe_buffer_bytes(report.device.llc_bytes, take_snapshot(fs, topology).mem_available_bytes,
                                                   o.probe_bytes);
         progress.step("read-bandwidth probe, " + fmt_bytes(bytes) + ", " + fmt_threads(plan.size()));
-        run.probe = probe_read_bandwidth(pool, bytes, o.probe_passes);
+        run.probe = probe_read_bandwidth(pool, bytes, o.probe_passes, {dominant.kernel, dominant.k});
         run.probe.llc_bytes = report.device.llc_bytes;
         // The probe's buffer is gone; keep it out of the peak the report gives for the model.
         probe_peak_cleared = reset_peak_rss();

@@ -55,8 +55,12 @@ ModelInfo describe_model(const engine::Model& model, const std::string& path) {
 
 DominantKernel dominant_kernel(const engine::Model& model) {
   std::map<const kernels::MatmulKernel*, uint64_t> bytes;
+  std::map<const kernels::MatmulKernel*, const engine::Linear*> largest;
   auto add = [&](const engine::Linear& l) {
-    if (l.kernel != nullptr) bytes[l.kernel] += *gguf::row_bytes(l.type, l.in) * l.out;
+    if (l.kernel == nullptr) return;
+    bytes[l.kernel] += *gguf::row_bytes(l.type, l.in) * l.out;
+    const engine::Linear*& big = largest[l.kernel];
+    if (big == nullptr || l.in * l.out > big->in * big->out) big = &l;
   };
   for (const engine::LayerWeights& l : model.layers()) {
     for (const engine::Linear* w : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down}) add(*w);
@@ -70,6 +74,8 @@ DominantKernel dominant_kernel(const engine::Model& model) {
     d.int8 = k->lhs_type != gguf::GgmlType::F32 && k->lhs_type != gguf::GgmlType::F16 &&
              k->lhs_type != gguf::GgmlType::BF16;
     d.weight_type = std::string(gguf::type_name(k->rhs_type));
+    d.kernel = k;
+    d.k = largest[k]->in;
   }
   return d;
 }

@@ -20,6 +20,8 @@ struct DominantKernel {
   std::string tier = "ref";
   bool int8 = false;
   std::string weight_type;
+  const kernels::MatmulKernel* kernel = nullptr;  // nullptr: no layer matrix has one
+  size_t k = 0;  // the row length of its largest matrix (the probe streams that shape)
 };
 DominantKernel dominant_kernel(const engine::Model& model);
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/stream_arena.h"
+#include "engine/threads/parallel_matmul.h"
 #include "kernels/cpu_features.h"
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -84,7 +85,7 @@ SumWords widest_sum_words(const char** name) {
   return fn;
 }
 
-ProbeResult probe_read_bandwidth(engine::ThreadPool& pool, uint64_t bytes, int passes) {
+ProbeResult probe_read_bandwidth(engine::ThreadPool& pool, uint64_t bytes, int passes, StreamKernel decode) {
   constexpr size_t kChunk = 1 << 20;  // bytes per task: long streams, enough tasks to balance
   const size_t n_words = bytes / sizeof(uint64_t);
   const size_t chunk_words = kChunk / sizeof(uint64_t);
@@ -107,15 +108,39 @@ ProbeResult probe_read_bandwidth(engine::ThreadPool& pool, uint64_t bytes, int p
   std::vector<Sink> sinks(pool.size());
   const char* loads = nullptr;
   const SumWords sum = widest_sum_words(&loads);
-  std::vector<double> gb_per_s;
+  // The kernel's rows: as many whole n_step groups as the buffer holds.
+  const kernels::MatmulKernel* kernel = decode.k > 0 ? decode.kernel : nullptr;
+  size_t rows = 0;
+  std::vector<uint8_t> lhs;
+  std::vector<float> out;
+  if (kernel != nullptr) {
+    const size_t step = std::max<size_t>(kernel->n_step, 1);
+    rows = n_words * sizeof(uint64_t) / kernel->rhs_packed_size(step, decode.k) * step;
+    while (rows > 0 && kernel->rhs_packed_size(rows, decode.k) > n_words * sizeof(uint64_t)) rows -= step;
+    const std::vector<float> x(decode.k, 0.5f);
+    lhs.resize(kernel->lhs_packed_size(1, decode.k));
+    kernel->pack_lhs(1, decode.k, x.data(), decode.k, lhs.data());
+    out.resize(rows);
+  }
+  const auto gb_s = [](uint64_t n, std::chrono::steady_clock::time_point t0) {
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return s > 0 ? static_cast<double>(n) / s / 1e9 : 0.0;
+  };
+  std::vector<double> gb_per_s, kernel_gb_per_s, shares;
   for (int pass = -1; pass < passes; ++pass) {
-    const auto t0 = std::chrono::steady_clock::now();
+    auto t0 = std::chrono::steady_clock::now();
     pool.run(n_tasks, [&](size_t task, size_t thread) {
       const size_t begin = task * chunk_words, end = std::min(n_words, begin + chunk_words);
       sinks[thread].value += sum(data + begin, end - begin);
     });
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (pass >= 0 && s > 0) gb_per_s.push_back(static_cast<double>(n_words * sizeof(uint64_t)) / s / 1e9);
+    const double plain = gb_s(n_words * sizeof(uint64_t), t0);
+    if (pass < 0 || plain <= 0) continue;
+    gb_per_s.push_back(plain);
+    if (rows == 0) continue;
+    t0 = std::chrono::steady_clock::now();
+    engine::parallel_matmul(pool, *kernel, 1, rows, decode.k, lhs.data(), data, out.data(), rows);
+    kernel_gb_per_s.push_back(gb_s(kernel->rhs_packed_size(rows, decode.k), t0));
+    shares.push_back(kernel_gb_per_s.back() / plain);
   }
   // Keeps the sums alive so the reads cannot be optimized away.
   static std::atomic<uint64_t> keep{0};
@@ -127,6 +152,11 @@ ProbeResult probe_read_bandwidth(engine::ThreadPool& pool, uint64_t bytes, int p
   r.threads = static_cast<int>(pool.size());
   r.loads = loads;
   r.gb_per_s = Stats::of(std::move(gb_per_s));
+  if (!kernel_gb_per_s.empty()) {
+    r.kernel = kernel->name;
+    r.kernel_gb_per_s = Stats::of(std::move(kernel_gb_per_s));
+    r.kernel_share = Stats::of(std::move(shares)).median;
+  }
   return r;
 }
 

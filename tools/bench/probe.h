@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "engine/threads/thread_pool.h"
+#include "kernels/matmul.h"
 #include "tools/bench/report.h"
 
 namespace bench {
@@ -18,8 +19,18 @@ namespace bench {
 // `requested` (bytes, > 0) overrides.
 uint64_t probe_buffer_bytes(uint64_t llc_bytes, uint64_t mem_available_bytes, uint64_t requested = 0);
 
-// One untimed pass (faults in the pages), then `passes` timed ones.
-ProbeResult probe_read_bandwidth(engine::ThreadPool& pool, uint64_t bytes, int passes = 5);
+// A decode matrix-vector product for the probe to stream: a kernel and the
+// length of the rows (the model's largest matrix of that kernel).
+struct StreamKernel {
+  const kernels::MatmulKernel* kernel = nullptr;
+  size_t k = 0;
+};
+
+// One untimed pass (faults in the pages), then `passes` timed ones. With a
+// kernel, each timed pass is followed by one M = 1 product of that kernel
+// over the same buffer read as packed weights, through the same pool's
+// parallel_matmul (garbage values; only the time counts).
+ProbeResult probe_read_bandwidth(engine::ThreadPool& pool, uint64_t bytes, int passes = 5, StreamKernel decode = {});
 
 // Sum of n 64-bit words (mod 2^64) with eight independent accumulators:
 // loads stream without a dependency chain; the compiler vectorizes it for the

@@ -151,6 +151,13 @@ struct ProbeResult {
   // One pass right before each counted repetition of the roofline's decode
   // test and one after the last (empty: not run), in the order they ran.
   Stats gb_per_s_between;
+  // The decode kernel of the model's largest weight type, streaming the same
+  // buffer as packed weights right after each plain pass before the tests
+  // (kernel "none": not run): how much of the probe the matrix stream alone
+  // reaches, apart from the rest of a token (norms, attention, pool waits).
+  std::string kernel = "none";
+  Stats kernel_gb_per_s;
+  double kernel_share = kUnknown;  // median over the passes of kernel / the plain pass before it
 };
 
 // The bandwidth the roofline compares decode with: the median of every pass,

@@ -245,6 +245,9 @@ void write_run(JsonWriter& j, const Run& r) {
   write_stats(j, "gb_per_s", r.probe.gb_per_s);
   write_stats(j, "gb_per_s_after", r.probe.gb_per_s_after);
   write_stats(j, "gb_per_s_between", r.probe.gb_per_s_between);
+  str(j, "kernel", r.probe.kernel);
+  write_stats(j, "kernel_gb_per_s", r.probe.kernel_gb_per_s);
+  num(j, "kernel_share", r.probe.kernel_share);
   j.end_object();
   j.key("tests").begin_array();
   for (const TestResult& t : r.tests) write_test(j, t);

@@ -159,6 +159,9 @@ Report report_from_json(const JsonValue& json) {
     run.probe.gb_per_s = read_stats(p["gb_per_s"]);
     run.probe.gb_per_s_after = read_stats(p["gb_per_s_after"]);  // absent before the probe ran twice: empty
     run.probe.gb_per_s_between = read_stats(p["gb_per_s_between"]);  // absent in older reports: empty
+    run.probe.kernel = p["kernel"].string("none");
+    run.probe.kernel_gb_per_s = read_stats(p["kernel_gb_per_s"]);
+    run.probe.kernel_share = rnum(p["kernel_share"]);
 
     for (const JsonValue& tv : rv["tests"].items()) {
       TestResult tr;

@@ -120,6 +120,13 @@ void roofline_block(std::ostringstream& o, const Run& run) {
         << " (the figure above); against the median of every pass " << fmt_percent(rl.decode_gb_s / rl.probe_gb_s)
         << "\n";
     }
+    const ProbeResult& p = run.probe;
+    if (known(p.kernel_share)) {
+      o << "  - the decode kernel alone (" << p.kernel << ", one row of activations over the probe's buffer, after each "
+        << "pass before the tests): " << fmt_double(p.kernel_gb_per_s.median) << " GB/s, " << fmt_percent(p.kernel_share)
+        << " of the pass before it (median); the rest of decode's shortfall is outside the matrix stream (norms, "
+           "attention, activation quantization, pool waits: --profile)\n";
+    }
   }
   if (known(rl.prefill_tokens_per_s)) {
     o << "- prefill: " << fmt_double(rl.prefill_tokens_per_s) << " t/s x " << fmt_sig(rl.prefill_gop_per_token)
