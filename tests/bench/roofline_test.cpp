@@ -157,7 +157,9 @@ TEST(Probe, SumsAndMeasures) {
 
   // With a decode kernel: one of its passes after each plain one, over the
   // same buffer, set against the plain pass before it.
-  const kernels::MatmulKernel* q4_0 = kernels::matmul_table(gguf::GgmlType::Q4_0).front();
+  const kernels::MatmulKernel* q4_0 =
+      kernels::select_matmul(gguf::GgmlType::Q4_0, kernels::host_cpu_features(), std::nullopt).kernel;
+  ASSERT_NE(q4_0, nullptr);
   const ProbeResult k = probe_read_bandwidth(pool, 4 << 20, 3, {q4_0, 2048});
   EXPECT_EQ(k.kernel, q4_0->name);
   ASSERT_EQ(k.kernel_gb_per_s.n, 3u);
