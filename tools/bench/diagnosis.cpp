@@ -176,7 +176,7 @@ Placement placement(const Side& s) {
 }
 
 std::string placement_text(const Side& s, const Placement& p) {
-  std::string t = fmt_threads(static_cast<uint64_t>(p.threads)) + " on cpu " + cpu_list_text(worker_cpus(s.run.threads));
+  std::string t = fmt_threads(p.threads) + " on cpu " + cpu_list_text(worker_cpus(s.run.threads));
   t += ", " + std::to_string(p.big) + " prime/big cores";
   if (!p.little_cpus.empty()) {
     t += ", " + std::to_string(p.little_cpus.size()) + " worker(s) on little cores (cpu " +
@@ -352,7 +352,7 @@ std::optional<Finding> cpu_contention(const Side& a, const Side& b) {
                        "time it asked for"
                      : "other processes competed for the cores: the engine got a fraction of the CPU time it asked for";
   const auto side_text = [](const Side& s) {
-    std::string t = fmt_percent(s.run.cpu_share) + " of " + fmt_threads(static_cast<uint64_t>(s.run.threads.n_threads)) + " (load average " +
+    std::string t = fmt_percent(s.run.cpu_share) + " of " + fmt_threads(s.run.threads.n_threads) + " (load average " +
                     fx(s.run.before.load_avg_1m);
     if (known(s.run.steal_share)) t += ", steal time " + fmt_percent(s.run.steal_share);
     return t + ")";
@@ -465,8 +465,8 @@ std::optional<Finding> memory_bandwidth(const Side& a, const Side& b) {
   Finding f;
   f.side = ga < gb ? 'A' : 'B';
   f.summary = "lower memory read bandwidth: decode streams every weight per token and hits this wall";
-  f.evidence.push_back("read probe: A " + fx(ga) + " GB/s (" + fmt_threads(static_cast<uint64_t>(a.run.probe.threads)) + "), B " +
-                       fx(gb) + " GB/s (" + fmt_threads(static_cast<uint64_t>(b.run.probe.threads)) + "); decode efficiency A " +
+  f.evidence.push_back("read probe: A " + fx(ga) + " GB/s (" + fmt_threads(a.run.probe.threads) + "), B " +
+                       fx(gb) + " GB/s (" + fmt_threads(b.run.probe.threads) + "); decode efficiency A " +
                        fmt_percent(a.run.roofline.decode_efficiency) + ", B " + fmt_percent(b.run.roofline.decode_efficiency));
   return f;
 }

@@ -75,14 +75,6 @@ void kernel_checks(const DoctorInput& in, std::vector<Check>& out) {
   }
 }
 
-std::vector<int> plan_cpus(const engine::ThreadPlan& plan) {
-  std::vector<int> cpus;
-  for (int c : plan.cpus) {
-    if (c >= 0) cpus.push_back(c);
-  }
-  return cpus;
-}
-
 void topology_checks(const DoctorInput& in, const DeviceInfo& device, const engine::ThreadPlan& plan,
                      std::vector<Check>& out) {
   add(out, device.model_source == "none" ? Level::info : Level::ok, "device", device_name(device) + ", SoC " + device.soc + ", " + device.arch + ", OS kernel " + device.kernel);

@@ -293,6 +293,14 @@ ThreadsInfo threads_info(const engine::ThreadPlan& plan, const engine::ThreadPoo
   return t;
 }
 
+std::vector<int> plan_cpus(const engine::ThreadPlan& plan) {
+  std::vector<int> cpus;
+  for (int c : plan.cpus) {
+    if (c >= 0) cpus.push_back(c);
+  }
+  return cpus;
+}
+
 std::vector<CpuTicks> read_cpu_ticks(const FsRoot& fs) {
   std::vector<CpuTicks> out;
   std::istringstream in(fs.read("/proc/stat").value_or(""));
@@ -315,11 +323,21 @@ std::vector<CpuTicks> read_cpu_ticks(const FsRoot& fs) {
   return out;
 }
 
+namespace {
+
+// The entry of `cpu` in a list of ticks; end() when it is not listed.
+template <class Ticks>
+auto find_cpu(Ticks& ticks, int cpu) {
+  return std::find_if(ticks.begin(), ticks.end(), [cpu](const CpuTicks& t) { return t.cpu == cpu; });
+}
+
+}  // namespace
+
 void add_elapsed(std::vector<CpuTicks>& elapsed, const std::vector<CpuTicks>& before, const std::vector<CpuTicks>& after) {
   for (const CpuTicks& a : after) {
-    const auto b = std::find_if(before.begin(), before.end(), [&](const CpuTicks& t) { return t.cpu == a.cpu; });
+    const auto b = find_cpu(before, a.cpu);
     if (b == before.end() || a.total < b->total || a.steal < b->steal) continue;
-    auto e = std::find_if(elapsed.begin(), elapsed.end(), [&](const CpuTicks& t) { return t.cpu == a.cpu; });
+    auto e = find_cpu(elapsed, a.cpu);
     if (e == elapsed.end()) e = elapsed.insert(elapsed.end(), CpuTicks{a.cpu, 0, 0});
     e->total += a.total - b->total;
     e->steal += a.steal - b->steal;
@@ -334,7 +352,7 @@ double steal_share(const std::vector<CpuTicks>& elapsed, const std::vector<int>&
   };
   if (cpus.empty()) std::for_each(elapsed.begin(), elapsed.end(), add);
   for (int cpu : cpus) {
-    const auto e = std::find_if(elapsed.begin(), elapsed.end(), [&](const CpuTicks& t) { return t.cpu == cpu; });
+    const auto e = find_cpu(elapsed, cpu);
     if (e == elapsed.end()) return kUnknown;
     add(*e);
   }

@@ -41,6 +41,9 @@ uint64_t last_level_cache_bytes(const FsRoot& fs, const engine::CpuTopology& top
 // The plan and, once the pool has run, where each worker ran.
 ThreadsInfo threads_info(const engine::ThreadPlan& plan, const engine::ThreadPool* pool);
 
+// The CPUs the plan pins its threads to (unpinned threads left out).
+std::vector<int> plan_cpus(const engine::ThreadPlan& plan);
+
 // CPU features named in a /proc/cpuinfo text ("Features" on arm64, "flags"
 // on x86), for captured trees; arch from the same text.
 kernels::CpuFeatures features_from_cpuinfo(const std::string& cpuinfo);

@@ -212,7 +212,7 @@ int run(int argc, char** argv) {
     for (const bench::Run& r : report.runs) {
       if (r.sustained.rounds == 0) continue;
       const std::string title = "sustained decode: " + report.device.model + ", " + r.model.path + ", " +
-                                bench::fmt_threads(static_cast<uint64_t>(r.threads.n_threads));
+                                bench::fmt_threads(r.threads.n_threads);
       write_file(c.plot, bench::sustained_svg(r.sustained, title));
       std::fprintf(stderr, "bench: wrote the sustained-rounds chart to %s\n", c.plot.c_str());
       break;

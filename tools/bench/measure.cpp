@@ -66,10 +66,7 @@ class TestClock {
   void finish(const engine::ThreadPlan& plan, Run& run) const {
     if (wall_ <= 0) return;
     run.cpu_share = cpu_ / (wall_ * static_cast<double>(plan.size()));
-    std::vector<int> cpus;
-    for (int c : plan.cpus) {
-      if (c >= 0) cpus.push_back(c);
-    }
+    std::vector<int> cpus = plan_cpus(plan);
     if (cpus.size() != plan.size()) cpus.clear();
     run.steal_share = steal_share(ticks_, cpus);
   }

@@ -88,12 +88,13 @@ SumWords widest_sum_words(const char** name) {
 ProbeResult probe_read_bandwidth(engine::ThreadPool& pool, uint64_t bytes, int passes, StreamKernel decode) {
   constexpr size_t kChunk = 1 << 20;  // bytes per task: long streams, enough tasks to balance
   const size_t n_words = bytes / sizeof(uint64_t);
+  const uint64_t buffer_bytes = n_words * sizeof(uint64_t);  // whole words
   const size_t chunk_words = kChunk / sizeof(uint64_t);
   const size_t n_tasks = (n_words + chunk_words - 1) / chunk_words;
   // The memory the repacked weights live in (2 MiB pages where the kernel
   // gives them): the decode efficiency compares like with like.
-  engine::StreamArena buffer(n_words * sizeof(uint64_t), "read-bandwidth probe");
-  auto* data = reinterpret_cast<uint64_t*>(buffer.allocate(n_words * sizeof(uint64_t)));
+  engine::StreamArena buffer(buffer_bytes, "read-bandwidth probe");
+  auto* data = reinterpret_cast<uint64_t*>(buffer.allocate(buffer_bytes));
 
   // Each worker writes (first-touches) chunks with distinct values: no shared
   // zero page, no page merging.
@@ -115,8 +116,8 @@ ProbeResult probe_read_bandwidth(engine::ThreadPool& pool, uint64_t bytes, int p
   std::vector<float> out;
   if (kernel != nullptr) {
     const size_t step = std::max<size_t>(kernel->n_step, 1);
-    rows = n_words * sizeof(uint64_t) / kernel->rhs_packed_size(step, decode.k) * step;
-    while (rows > 0 && kernel->rhs_packed_size(rows, decode.k) > n_words * sizeof(uint64_t)) rows -= step;
+    rows = buffer_bytes / kernel->rhs_packed_size(step, decode.k) * step;
+    while (rows > 0 && kernel->rhs_packed_size(rows, decode.k) > buffer_bytes) rows -= step;
     const std::vector<float> x(decode.k, 0.5f);
     lhs.resize(kernel->lhs_packed_size(1, decode.k));
     kernel->pack_lhs(1, decode.k, x.data(), decode.k, lhs.data());
@@ -133,7 +134,7 @@ ProbeResult probe_read_bandwidth(engine::ThreadPool& pool, uint64_t bytes, int p
       const size_t begin = task * chunk_words, end = std::min(n_words, begin + chunk_words);
       sinks[thread].value += sum(data + begin, end - begin);
     });
-    const double plain = gb_s(n_words * sizeof(uint64_t), t0);
+    const double plain = gb_s(buffer_bytes, t0);
     if (pass < 0 || plain <= 0) continue;
     gb_per_s.push_back(plain);
     if (rows == 0) continue;
@@ -148,7 +149,7 @@ ProbeResult probe_read_bandwidth(engine::ThreadPool& pool, uint64_t bytes, int p
 
   ProbeResult r;
   r.huge_page_bytes = buffer.huge_page_bytes();
-  r.buffer_bytes = n_words * sizeof(uint64_t);
+  r.buffer_bytes = buffer_bytes;
   r.threads = static_cast<int>(pool.size());
   r.loads = loads;
   r.gb_per_s = Stats::of(std::move(gb_per_s));

@@ -95,7 +95,7 @@ void roofline_block(std::ostringstream& o, const Run& run) {
         << fmt_double(p.gb_per_s_between.min) << " to " << fmt_double(p.gb_per_s_between.max) << ")";
     }
     o << ", " << fmt_bytes(p.buffer_bytes) << " buffer (last-level cache " << fmt_bytes(p.llc_bytes) << "), "
-      << fmt_threads(static_cast<uint64_t>(p.threads)) << " of the same pool, " << p.loads << " loads, " << fmt_bytes_or_none(p.huge_page_bytes)
+      << fmt_threads(p.threads) << " of the same pool, " << p.loads << " loads, " << fmt_bytes_or_none(p.huge_page_bytes)
       << " in 2 MiB pages\n";
     if (probe_drift(p) > kProbeDriftNote) {
       o << "- the bandwidth moved by " << fmt_percent(probe_drift(p))
@@ -270,11 +270,11 @@ std::string report_markdown(const Report& r) {
 
   int index = 0;
   for (const Run& run : r.runs) {
-    o << "## Run " << ++index << ": " << short_model(run.model.path) << ", " << fmt_threads(static_cast<uint64_t>(run.threads.n_threads)) << "\n\n"
+    o << "## Run " << ++index << ": " << short_model(run.model.path) << ", " << fmt_threads(run.threads.n_threads) << "\n\n"
       << "Threads: " << run.threads.plan << " (recommended here: " << run.threads.recommended << ")\n\n"
       << "Workers: " << workers_line(run.threads) << "\n\n";
     for (const std::string& w : run.threads.warnings) o << "> WARNING: " << w << "\n\n";
-    o << "CPU share during the tests: " << fmt_percent(run.cpu_share) << " of " << fmt_threads(static_cast<uint64_t>(run.threads.n_threads))
+    o << "CPU share during the tests: " << fmt_percent(run.cpu_share) << " of " << fmt_threads(run.threads.n_threads)
       << " (below 100%: other processes, or a hypervisor, took the cores)";
     // A phone's /proc/stat counts no steal; a virtual machine's says how much of
     // the shortfall the hypervisor took.

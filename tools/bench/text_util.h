@@ -14,7 +14,7 @@ std::string fmt_bytes_or_none(uint64_t bytes);        // the same, "none" for 0 
 std::string fmt_mhz(uint64_t khz);                    // "3302 MHz"; "unknown" for 0
 std::string fmt_celsius(double c);                    // "45.1 C"; "unknown"
 std::string fmt_percent(double fraction);             // "84%"; "unknown"
-std::string fmt_threads(uint64_t n);                  // "1 thread", "4 threads"
+std::string fmt_threads(int64_t n);                   // "1 thread", "4 threads"
 std::string join(const std::vector<std::string>& parts, const std::string& sep);
 std::string cpu_list_text(const std::vector<int>& cpus);  // "0-3,6"; "none"
 
