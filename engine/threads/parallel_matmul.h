@@ -1,12 +1,13 @@
 // Y = X * W^T with one MatmulKernel (kernels/matmul.h), split across a pool.
 //
-// Decode (M within one m_step) splits the N rows of W (guided, below); prefill
-// splits N first and then M, so each task streams its slice of W once for all its rows. Every
-// split starts on a multiple of the kernel's m_step / n_step and never splits
-// K, so each output element is computed by the same code on the same data
-// whatever the thread count: results are bitwise identical for 1..N threads
-// (tests/threads check it). About kTasksPerThread tasks per thread let fast
-// cores take more of them than slow ones on a prime + big layout.
+// Decode (M within one m_step) gives each thread one contiguous range of W's
+// rows (below); prefill splits N first and then M, so each task streams its
+// slice of W once for all its rows. Every split starts on a multiple of the
+// kernel's m_step / n_step and never splits K, so each output element is
+// computed by the same code on the same data whatever the thread count:
+// results are bitwise identical for 1..N threads (tests/threads check it).
+// About kTasksPerThread prefill tasks per thread let fast cores take more of
+// them than slow ones on a prime + big layout.
 #pragma once
 
 #include <algorithm>
@@ -21,29 +22,32 @@ namespace engine {
 
 inline constexpr size_t kTasksPerThread = 4;
 
-// Decode splits the rows of W into tasks of decreasing size (guided
-// scheduling): each task takes 1/(2 x threads) of the rows not yet handed out,
-// down to kMinGuidedBlocks n_steps, so the threads finish a round within one
-// small task of each other. Equal tasks of 1/(4 x threads) could leave one
-// large task's time at the end of a round (TinyLlama's 704-row gate/up tasks
-// stream 0.8 MB, ~70 us on one core). Pool wait per decode token, Q4_0
-// TinyLlama, 2 threads, 4 alternating runs of `bench -p 0 -n 32 --profile`:
-// 1.24 / 1.55 / 1.58 / 1.47 ms with equal tasks, 0.93 / 1.18 / 1.03 / 1.06 guided.
-inline constexpr size_t kMinGuidedBlocks = 2;
-inline constexpr size_t kMaxGuidedTasks = 64;
+// Decode: each thread streams its own contiguous range of W's rows front to
+// back, in chunks of 1/8 of what is left of the range (kMinChunkBlocks to
+// kMaxChunkBlocks n_steps), so the weights the kernel prefetches past the end
+// of one chunk are the start of its next. A thread done with its range takes
+// chunks of 1/4 of what is left from the back of the largest range, so the
+// threads finish within a small chunk of each other. With guided tasks from a
+// shared counter instead, a thread's next task was rarely the one after its
+// last: each began with a cold stream, and the prefetches past its end served
+// the other core. Q4_0 TinyLlama, 2 threads, tokens alternating between the two
+// schemes within one run (6 x 64 tokens a run, median matmul time per token):
+// 1.4-3.4% less with ranges in one series of 4 runs (0.0-0.4% between tokens
+// of one scheme), 1.2-1.4% less in a second series of 2, whose control showed
+// 0.4-1.1%; Q8_0 1.1% less. Whole runs alternating the two builds were
+// too noisy on this shared machine to show a difference either way.
+inline constexpr size_t kMinChunkBlocks = 2;
+inline constexpr size_t kMaxChunkBlocks = 16;
 
 struct MatmulSplit {
-  size_t m_chunk = 0, n_chunk = 0;  // rows of X / rows of W per task (multiples of the steps); n_chunk 0: guided
+  size_t m_chunk = 0, n_chunk = 0;  // rows of X / rows of W per task (multiples of the steps)
   size_t m_tasks = 0, n_tasks = 0;  // task grid; tasks = m_tasks * n_tasks
-  uint32_t n_bounds[kMaxGuidedTasks + 1] = {};  // guided: task t covers rows n_bounds[t] .. n_bounds[t + 1] - 1
   size_t tasks() const { return m_tasks * n_tasks; }
   // Rows of W of the task in column t of the grid: [first, last).
-  std::pair<size_t, size_t> n_range(size_t t, size_t n) const {
-    if (n_chunk == 0) return {n_bounds[t], n_bounds[t + 1]};
-    return {t * n_chunk, std::min(n, (t + 1) * n_chunk)};
-  }
+  std::pair<size_t, size_t> n_range(size_t t, size_t n) const { return {t * n_chunk, std::min(n, (t + 1) * n_chunk)}; }
 };
 
+// The task grid of prefill, and of any matmul on one thread (one task).
 MatmulSplit split_matmul(const kernels::MatmulKernel& kernel, size_t m, size_t n, size_t threads);
 
 // lhs_packed: kernel.pack_lhs output for m rows; rhs_packed: W as the kernel
@@ -53,10 +57,11 @@ void parallel_matmul(ThreadPool& pool, const kernels::MatmulKernel& kernel, size
                      const void* lhs_packed, const void* rhs_packed, float* dst, size_t dst_stride);
 
 // Several matrices of one kernel applied to the same packed activations (Q, K
-// and V; gate and up) in one round of the pool: each matrix split as
-// parallel_matmul splits it, all the tasks handed out together. One barrier
-// instead of one per matrix, and the small matrices (K and V of a GQA model)
-// fill the gaps the large one leaves at its end.
+// and V; gate and up) in one round of the pool: one barrier instead of one per
+// matrix. Decode lays their rows end to end and splits them as one matrix,
+// so the small matrices (K and V of a GQA model) fill the ranges like any
+// other rows; prefill splits each as parallel_matmul does and hands out all
+// the tasks together.
 struct MatmulOutput {
   size_t n = 0;                      // rows of W
   const void* rhs_packed = nullptr;  // W, as for parallel_matmul

@@ -3,7 +3,10 @@
 // get, and a tiled mock kernel that checks every split lands on its steps.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
+#include <mutex>
+#include <thread>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -184,32 +187,11 @@ TEST(ParallelMatmul, SplitsOnTheKernelSteps) {
 }
 
 TEST(ParallelMatmul, SplitShapes) {
-  // Decode: rows of W only, guided: tasks of whole n_steps that cover the
-  // rows in order, never grow, start at 1/(2 x threads) of the rows and end
-  // at kMinGuidedBlocks n_steps (or what is left).
-  for (size_t n : {4096, 4100, 8, 9, 1000}) {
-    SCOPED_TRACE("n=" + std::to_string(n));
-    const engine::MatmulSplit s = engine::split_matmul(kMockTiled, 1, n, 6);
-    EXPECT_EQ(s.m_tasks, 1u);
-    ASSERT_GE(s.n_tasks, 1u);
-    EXPECT_LE(s.n_tasks, engine::kMaxGuidedTasks);
-    size_t next = 0, previous = n;
-    for (size_t t = 0; t < s.n_tasks; ++t) {
-      const auto [first, last] = s.n_range(t, n);
-      EXPECT_EQ(first, next);
-      EXPECT_EQ(first % 8, 0u);
-      EXPECT_GT(last, first);  // no empty task
-      if (t + 1 < s.n_tasks) {
-        EXPECT_LE(last - first, previous);
-        EXPECT_GE(last - first, engine::kMinGuidedBlocks * 8);
-      }
-      previous = last - first;
-      next = last;
-    }
-    EXPECT_EQ(next, n);
-  }
-  engine::MatmulSplit s = engine::split_matmul(kMockTiled, 1, 4096, 6);
-  EXPECT_EQ(s.n_range(0, 4096).second, 43u * 8);  // 1/(2 x 6) of 512 steps, rounded up
+  // Prefill: about kTasksPerThread tasks per thread over N, whole steps.
+  engine::MatmulSplit s = engine::split_matmul(kMockTiled, 64, 4096, 6);
+  EXPECT_EQ(s.n_tasks, 24u);
+  EXPECT_EQ(s.n_chunk % 8, 0u);
+  EXPECT_EQ(s.m_tasks, 1u);
   // One thread: one call.
   s = engine::split_matmul(kMockTiled, 64, 4096, 1);
   EXPECT_EQ(s.tasks(), 1u);
@@ -220,6 +202,71 @@ TEST(ParallelMatmul, SplitShapes) {
   EXPECT_EQ(s.m_tasks, 16u);
   // Empty.
   EXPECT_EQ(engine::split_matmul(kMockTiled, 0, 8, 4).tasks(), 0u);
+}
+
+// Decode: every row of W computed once, by calls that start on an n_step and
+// run in ascending, back-to-back chunks within each thread's own range (the
+// stream the kernel prefetches along) until the thread turns to helping.
+struct Call {
+  std::thread::id thread;
+  size_t n0, n1;
+};
+std::mutex g_calls_mutex;
+std::vector<Call> g_calls;
+const float* g_dst_base = nullptr;
+
+void recording_run(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
+  mock_run(m, n, k, lhs, rhs, dst, dst_stride);
+  const size_t n0 = static_cast<size_t>(dst - g_dst_base);
+  std::lock_guard lock(g_calls_mutex);
+  g_calls.push_back({std::this_thread::get_id(), n0, n0 + n});
+}
+
+TEST(ParallelMatmul, DecodeStreamsContiguousRanges) {
+  MatmulKernel kernel = kMockTiled;
+  kernel.run = recording_run;
+  for (size_t threads : {2, 3, 8}) {
+    for (size_t n : {8, 41, 300, 4096}) {
+      SCOPED_TRACE(std::to_string(threads) + " threads, n=" + std::to_string(n));
+      const Operands o = prepare(kernel, 1, n, 32, static_cast<uint32_t>(n));
+      std::vector<float> dst(n);
+      g_dst_base = dst.data();
+      g_calls.clear();
+      ThreadPool pool(ThreadPlan::unpinned(threads), PoolOptions{std::chrono::microseconds(1000), true});
+      engine::parallel_matmul(pool, kernel, 1, n, 32, o.lhs_packed.data(), o.rhs_packed.data(), dst.data(), n);
+      std::vector<int> computed(n, 0);
+      for (const Call& c : g_calls) {
+        EXPECT_EQ(c.n0 % 8, 0u);
+        for (size_t j = c.n0; j < c.n1; ++j) ++computed[j];
+      }
+      for (size_t j = 0; j < n; ++j) ASSERT_EQ(computed[j], 1) << "row " << j;
+      // The first range is rows 0 .. first_range - 1. The thread that began
+      // it at row 0 streams it in back-to-back chunks, and whatever it did not
+      // reach was taken from the back by other threads: none of its other
+      // calls fall in the range (as they would with tasks from a counter). If
+      // row 0 went to a helper (the thread of range 0 came late), there is no
+      // such thread to check.
+      const size_t blocks = (n + 7) / 8, first_range = blocks / std::min(threads, blocks) * 8;
+      const auto first = std::find_if(g_calls.begin(), g_calls.end(), [](const Call& c) { return c.n0 == 0; });
+      const auto owner = first->thread;
+      const bool began_at_zero =
+          std::find_if(g_calls.begin(), g_calls.end(), [&](const Call& c) { return c.thread == owner; }) == first;
+      if (!began_at_zero) continue;
+      size_t end = 0;
+      bool in_prefix = true;
+      for (const Call& c : g_calls) {
+        if (c.thread != owner) continue;
+        if (in_prefix && c.n0 == end) {
+          end = c.n1;
+          continue;
+        }
+        in_prefix = false;
+        EXPECT_GE(c.n0, first_range) << "the first range's thread took rows " << c.n0 << ".." << c.n1
+                                      << " of its own range out of order";
+      }
+      EXPECT_GE(end, std::min(first_range, engine::kMinChunkBlocks * 8));
+    }
+  }
 }
 
 }  // namespace
