@@ -31,6 +31,20 @@ void softmax(std::vector<C>& cs, float temperature = 1.0f) {
   for (C& c : cs) c.p = static_cast<float>(c.p / sum);
 }
 
+// The candidates' order: best first, ties to the lower id. A lambda, so that
+// the heap and sort calls inline it (a function pointer did not).
+constexpr auto better = [](const Sampler::Candidate& a, const Sampler::Candidate& b) {
+  return a.logit > b.logit || (a.logit == b.logit && a.id < b.id);
+};
+
+// How many of x[0, n) are above `than`: a count rather than a flag, so the
+// loop vectorizes (a bool |= did not).
+uint32_t count_above(const float* x, size_t n, float than) {
+  uint32_t count = 0;  // 32-bit lanes: four to an SSE2 vector
+  for (size_t i = 0; i < n; ++i) count += x[i] > than ? 1 : 0;
+  return count;
+}
+
 }  // namespace
 
 void SamplerParams::validate() const {
@@ -61,48 +75,68 @@ void Sampler::accept(int32_t token) {
 
 float Sampler::uniform01() { return static_cast<float>(rng_() >> 8) * (1.0f / 16777216.0f); }
 
+void Sampler::top_k(std::span<const float> logits, size_t k, std::vector<Candidate>& out) {
+  out.clear();
+  for (size_t i = 0; i < k; ++i) out.push_back({static_cast<int32_t>(i), logits[i], 0.0f});
+  std::make_heap(out.begin(), out.end(), better);  // front: the worst kept
+  float worst = out.front().logit;
+  // A logit not above the worst kept is out (a tie comes later in id order, so
+  // it is worse); blocks of 16 without one are passed over in a vector compare.
+  constexpr size_t kBlock = 16;
+  for (size_t b = k; b < logits.size(); b += kBlock) {
+    const size_t e = std::min(logits.size(), b + kBlock);
+    if (count_above(logits.data() + b, e - b, worst) == 0) continue;
+    for (size_t i = b; i < e; ++i) {
+      if (!(logits[i] > worst)) continue;
+      std::pop_heap(out.begin(), out.end(), better);
+      out.back() = {static_cast<int32_t>(i), logits[i], 0.0f};
+      std::push_heap(out.begin(), out.end(), better);
+      worst = out.front().logit;
+    }
+  }
+  std::sort(out.begin(), out.end(), better);
+}
+
 int32_t Sampler::sample(std::span<const float> logits) {
   if (logits.empty()) throw Error("sampler: no logits");
   // NaN would break the sort's ordering and +Inf the softmax; both mean the
-  // logits are garbage, so they are refused by name. -Inf (a masked token) is fine.
-  bool any_finite = false;
-  for (size_t i = 0; i < logits.size(); ++i) {
-    if (std::isnan(logits[i]) || logits[i] == INFINITY) {
-      throw Error("sampler: the logit of token " + std::to_string(i) + " is " +
-                  (std::isnan(logits[i]) ? "NaN" : "+Inf"));
-    }
-    any_finite = any_finite || logits[i] != -INFINITY;
+  // logits are garbage, so they are refused by name. -Inf (a masked token) is
+  // fine. Counted in one pass without an early exit, so that it vectorizes;
+  // the first bad token is looked for only when there is one.
+  uint32_t below_inf = 0;
+  for (const float x : logits) below_inf += x < INFINITY ? 1 : 0;
+  if (below_inf != logits.size()) {
+    size_t i = 0;
+    while (logits[i] < INFINITY) ++i;
+    throw Error("sampler: the logit of token " + std::to_string(i) + " is " + (std::isnan(logits[i]) ? "NaN" : "+Inf"));
   }
-  if (!any_finite) throw Error("sampler: every logit is -Inf, there is no token to pick");
-  candidates_.clear();
-  candidates_.reserve(logits.size());
-  for (size_t i = 0; i < logits.size(); ++i) candidates_.push_back({static_cast<int32_t>(i), logits[i], 0.0f});
+  if (count_above(logits.data(), logits.size(), -INFINITY) == 0) {
+    throw Error("sampler: every logit is -Inf, there is no token to pick");
+  }
 
   // Repetition penalty (CTRL-style, as llama.cpp): shrink positive logits, grow
   // negative ones, once per distinct recent token.
+  std::span<const float> view = logits;
   if (params_.repeat_penalty != 1.0f) {
+    penalized_.assign(logits.begin(), logits.end());
     std::vector<int32_t> seen(recent_.begin(), recent_.end());
     std::sort(seen.begin(), seen.end());
     seen.erase(std::unique(seen.begin(), seen.end()), seen.end());
     for (int32_t t : seen) {
-      if (t < 0 || static_cast<size_t>(t) >= candidates_.size()) continue;
-      float& l = candidates_[static_cast<size_t>(t)].logit;
+      if (t < 0 || static_cast<size_t>(t) >= penalized_.size()) continue;
+      float& l = penalized_[static_cast<size_t>(t)];
       // Clamped: a tiny or huge penalty must not turn a logit into +-Inf.
       l = std::clamp(l > 0 ? l / params_.repeat_penalty : l * params_.repeat_penalty, -FLT_MAX, FLT_MAX);
     }
+    view = penalized_;
   }
-  if (params_.temperature <= 0.0f) {
-    std::vector<float> penalized(candidates_.size());
-    for (size_t i = 0; i < candidates_.size(); ++i) penalized[i] = candidates_[i].logit;
-    return argmax(penalized);
-  }
+  if (params_.temperature <= 0.0f) return argmax(view);
 
-  // Sorted best first; ties keep the lower id first.
-  auto better = [](const Candidate& a, const Candidate& b) { return a.logit > b.logit || (a.logit == b.logit && a.id < b.id); };
-  if (params_.top_k > 0 && static_cast<size_t>(params_.top_k) < candidates_.size()) {
-    std::partial_sort(candidates_.begin(), candidates_.begin() + params_.top_k, candidates_.end(), better);
-    candidates_.resize(static_cast<size_t>(params_.top_k));
+  if (params_.top_k > 0 && static_cast<size_t>(params_.top_k) < view.size()) {
+    top_k(view, static_cast<size_t>(params_.top_k), candidates_);
   } else {
+    candidates_.clear();
+    for (size_t i = 0; i < view.size(); ++i) candidates_.push_back({static_cast<int32_t>(i), view[i], 0.0f});
     std::sort(candidates_.begin(), candidates_.end(), better);
   }
   softmax(candidates_);

@@ -39,12 +39,17 @@ class Sampler {
   uint32_t seed() const { return seed_; }
   const SamplerParams& params() const { return params_; }
 
- private:
   struct Candidate {
     int32_t id;
     float logit;
     float p;
   };
+  // The k highest logits, best first, ties to the lower id: what sorting every
+  // token would give, in one pass that keeps the k best in a heap (top-k's
+  // step; public for its test). 0 < k <= logits.size(); no NaN.
+  static void top_k(std::span<const float> logits, size_t k, std::vector<Candidate>& out);
+
+ private:
   float uniform01();  // [0, 1), 24 random bits
 
   SamplerParams params_;
@@ -52,6 +57,7 @@ class Sampler {
   std::mt19937 rng_;
   std::deque<int32_t> recent_;
   std::vector<Candidate> candidates_;
+  std::vector<float> penalized_;  // the logits with the repetition penalty applied
 };
 
 }  // namespace engine

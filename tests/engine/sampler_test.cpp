@@ -1,7 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <random>
 
 #include "engine/error.h"
 #include "engine/sampler.h"
@@ -58,6 +60,40 @@ TEST(Sampler, TopKTopPAndMinPRestrictTheChoices) {
     EXPECT_LE(p.sample(logits), 1);  // the first two hold more than half
     Sampler m({.temperature = 5.0f, .top_k = 0, .top_p = 1.0f, .min_p = 0.1f, .seed = seed});
     EXPECT_LE(m.sample(logits), 2);  // exp(-5) / 1 < 0.1
+  }
+}
+
+// top-k's one-pass heap against its twin, sorting every token: the same ids in
+// the same order, with ties (logits on a coarse grid), masked tokens, the best
+// at either end, and k from 1 to n - 1.
+TEST(Sampler, TopKMatchesSortingEveryToken) {
+  std::mt19937 rng(3);
+  for (int trial = 0; trial < 60; ++trial) {
+    const size_t n = trial % 3 == 0 ? 50 : trial % 3 == 1 ? 1000 : 32000;
+    std::vector<float> logits(n);
+    std::normal_distribution<float> normal(0.0f, 3.0f);
+    for (size_t i = 0; i < n; ++i) {
+      float x = normal(rng);
+      if (trial % 2 == 0) x = std::round(x * 2.0f) / 2.0f;  // many ties
+      if (trial % 5 == 0 && i % 7 == 0) x = -INFINITY;
+      logits[i] = x;
+    }
+    if (trial % 4 == 1) std::sort(logits.begin(), logits.end());  // ascending: every block replaces
+    if (trial % 4 == 2) std::sort(logits.rbegin(), logits.rend());
+    std::vector<Sampler::Candidate> all;
+    for (size_t i = 0; i < n; ++i) all.push_back({static_cast<int32_t>(i), logits[i], 0.0f});
+    std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) {
+      return a.logit > b.logit || (a.logit == b.logit && a.id < b.id);
+    });
+    for (size_t k : {size_t{1}, size_t{2}, size_t{40}, size_t{17}, n / 2, n - 1}) {
+      std::vector<Sampler::Candidate> top;
+      Sampler::top_k(logits, k, top);
+      ASSERT_EQ(top.size(), k);
+      for (size_t i = 0; i < k; ++i) {
+        ASSERT_EQ(top[i].id, all[i].id) << "trial " << trial << " n " << n << " k " << k << " rank " << i;
+        ASSERT_EQ(top[i].logit, all[i].logit);
+      }
+    }
   }
 }
 
