@@ -1,10 +1,12 @@
 #include "engine/model.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "engine/error.h"
 #include "engine/log.h"
 #include "engine/memory.h"
+#include "engine/threads/parallel_pack.h"
 #include "kernels/ref/type_ops.h"
 
 namespace engine {
@@ -72,7 +74,9 @@ Linear Model::make_linear(const gguf::TensorInfo& t) {
     uint8_t* packed = repacked_.allocate(size);
     if (packed == nullptr) throw ResourceError(file_.path() + ": no room left repacking '" + l.name + "'");
     heap_weight_bytes_ += size;
-    l.kernel->pack_rhs(l.out, l.in, l.rhs, packed);
+    const size_t threads =
+        parallel_pack_rhs(*l.kernel, l.out, l.in, l.rhs, *gguf::row_bytes(l.type, l.in), packed, pack_threads_);
+    packed_on_threads_ = std::max(packed_on_threads_, threads);
     file_.release_pages(t);
     l.rhs = packed;
   }
@@ -107,6 +111,7 @@ std::unique_ptr<Model> Model::load(gguf::File file) {
   }
   m->plan_ = plan_kernels(types);
   m->reserve_repacked();
+  m->pack_threads_ = pack_threads();
 
   m->token_embd_ = &m->require("token_embd.weight", {c.n_embd, c.n_vocab});
   if (kernels::ref::type_ops(m->token_embd_->type) == nullptr) {
@@ -168,7 +173,8 @@ void Model::log_repacked() const {
   // Reading /proc/self/smaps and sysfs for a line nobody sees is skipped (the
   // fuzzers load a model per input with the log off).
   if (repacked_.used() == 0 || log_level() > LogLevel::info) return;
-  std::string line = "model " + file_.path() + ": repacked weights " + format_bytes(repacked_.used()) + ", ";
+  std::string line = "model " + file_.path() + ": repacked weights " + format_bytes(repacked_.used()) + " on " +
+                     std::to_string(packed_on_threads_) + (packed_on_threads_ == 1 ? " thread, " : " threads, ");
   if (repacked_.huge_pages_advised()) {
     line += format_bytes(repacked_.huge_page_bytes()) + " of them in 2 MiB pages";
   } else {

@@ -92,6 +92,8 @@ class Model {
   std::vector<float> rope_freq_factors_;
   StreamArena repacked_;  // weights in a kernel's own layout
   uint64_t heap_weight_bytes_ = 0;
+  size_t pack_threads_ = 1;       // threads that may repack a large matrix (engine/threads/parallel_pack.h)
+  size_t packed_on_threads_ = 1;  // the most that did, for the log
 };
 
 }  // namespace engine

@@ -16,6 +16,7 @@
 #include "kernels/ref/matmul_ref.h"
 #include "kernels/ref/type_ops.h"
 #include "kernels/registry.h"
+#include "tests/threads/quantized_rows.h"
 
 namespace {
 
@@ -34,15 +35,9 @@ struct Operands {
 };
 
 Operands prepare(const MatmulKernel& kernel, size_t m, size_t n, size_t k, uint32_t seed) {
-  std::mt19937 rng(seed);
+  std::vector<uint8_t> rhs = threads_test::quantized_rows(kernel.rhs_type, n, k, seed, 0.1f);
+  std::mt19937 rng(seed + 1);
   std::normal_distribution<float> normal(0.0f, 1.0f);
-  const size_t row = *gguf::row_bytes(kernel.rhs_type, k);
-  std::vector<uint8_t> rhs(row * n);
-  std::vector<float> w(k);
-  for (size_t i = 0; i < n; ++i) {
-    for (float& v : w) v = normal(rng) * 0.1f;
-    kernels::ref::type_ops(kernel.rhs_type)->quantize_row(w.data(), rhs.data() + i * row, k);
-  }
   Operands o;
   if (kernel.pack_rhs != nullptr) {
     o.rhs_packed.resize(kernel.rhs_packed_size(n, k));
