@@ -51,4 +51,12 @@ const float* KvCache::values(uint32_t layer, uint32_t kv_head, uint32_t n_pos, f
   return rows(values_, layer, kv_head, head_dim_v_, n_pos, scratch);
 }
 
+const uint16_t* KvCache::keys_f16(uint32_t layer, uint32_t kv_head) const {
+  return reinterpret_cast<const uint16_t*>(keys_.data() + head_offset(layer, kv_head, head_dim_k_));
+}
+
+const uint16_t* KvCache::values_f16(uint32_t layer, uint32_t kv_head) const {
+  return reinterpret_cast<const uint16_t*>(values_.data() + head_offset(layer, kv_head, head_dim_v_));
+}
+
 }  // namespace engine

@@ -29,6 +29,10 @@ class KvCache {
   // `scratch`, which holds n_pos x head_dim floats.
   const float* keys(uint32_t layer, uint32_t kv_head, uint32_t n_pos, float* scratch) const;
   const float* values(uint32_t layer, uint32_t kv_head, uint32_t n_pos, float* scratch) const;
+  // The same rows as stored, (n_ctx, head_dim) halves, in an F16 cache: for
+  // attention that widens them in registers (ops::dot_rows over F16 rows).
+  const uint16_t* keys_f16(uint32_t layer, uint32_t kv_head) const;
+  const uint16_t* values_f16(uint32_t layer, uint32_t kv_head) const;
 
  private:
   size_t elem_bytes() const { return type_ == KvType::f16 ? 2 : 4; }

@@ -37,6 +37,16 @@ void dot_rows(const float* q, size_t q_stride, size_t n_q, const float* k, size_
               float scale, float* out, size_t out_stride);
 void weighted_rows(const float* w, size_t w_stride, size_t n_w, const float* v, size_t v_stride, size_t n_v, size_t d,
                    float* out, size_t out_stride);
+// The same over F16 rows (the KV cache itself), widened in registers: the same
+// results as converting the rows with fp16_to_fp32 first, without writing the
+// copy. Their lines are prefetched ahead, for a history read from DRAM.
+void dot_rows(const float* q, size_t q_stride, size_t n_q, const uint16_t* k, size_t k_stride, size_t n_k, size_t d,
+              float scale, float* out, size_t out_stride);
+void weighted_rows(const float* w, size_t w_stride, size_t n_w, const uint16_t* v, size_t v_stride, size_t n_v,
+                   size_t d, float* out, size_t out_stride);
+// Whether the instruction set in use reads F16 rows in place faster than it
+// converts them first (ops_attention.cpp says where and why).
+bool f16_rows_in_place();
 
 // y[i] *= a.
 void scale(float* y, float a, size_t n);

@@ -51,7 +51,7 @@ void silu_mul(float* gate, const float* up, size_t n) {
 
 #define ENGINE_OPS_STRINGIFY2(x) #x
 #define ENGINE_OPS_STRINGIFY(x) ENGINE_OPS_STRINGIFY2(x)
-extern const IsaOps kIsaOps{ENGINE_OPS_STRINGIFY(ENGINE_OPS_ISA), dot_rows, weighted_rows, fp16_to_fp32, softmax,
-                            silu_mul};
+extern const IsaOps kIsaOps{ENGINE_OPS_STRINGIFY(ENGINE_OPS_ISA), dot_rows, weighted_rows, dot_rows_f16,
+                            weighted_rows_f16, kF16RowsInPlace, fp16_to_fp32, softmax, silu_mul};
 
 }  // namespace engine::ops::ENGINE_OPS_ISA

@@ -1,8 +1,8 @@
 // The row operations that dominate attention and the activations
 // (ops_attention.cpp, ops_activation.cpp) compiled for several instruction
 // sets, and the choice among them: the best one this CPU runs, picked once
-// (ops_dispatch.cpp). ops::dot_rows, weighted_rows, fp16_to_fp32, softmax and
-// silu_mul call the chosen one.
+// (ops_dispatch.cpp). ops::dot_rows, weighted_rows (F32 and F16 rows),
+// fp16_to_fp32, softmax and silu_mul call the chosen one.
 #pragma once
 
 #include <cstddef>
@@ -17,6 +17,13 @@ struct IsaOps {
                    float scale, float* out, size_t out_stride);
   void (*weighted_rows)(const float* w, size_t w_stride, size_t n_w, const float* v, size_t v_stride, size_t n_v,
                         size_t d, float* out, size_t out_stride);
+  void (*dot_rows_f16)(const float* q, size_t q_stride, size_t n_q, const uint16_t* k, size_t k_stride, size_t n_k,
+                       size_t d, float scale, float* out, size_t out_stride);
+  void (*weighted_rows_f16)(const float* w, size_t w_stride, size_t n_w, const uint16_t* v, size_t v_stride,
+                            size_t n_v, size_t d, float* out, size_t out_stride);
+  // Whether a decode token's attention should read the F16 cache through the
+  // _f16 products (ops.h: f16_rows_in_place) rather than a converted copy.
+  bool f16_rows_in_place;
   void (*fp16_to_fp32)(const uint16_t* x, float* y, size_t n);
   void (*softmax)(float* x, size_t n);
   void (*silu_mul)(float* gate, const float* up, size_t n);
@@ -40,7 +47,12 @@ void dot_rows(const float* q, size_t q_stride, size_t n_q, const float* k, size_
               float scale, float* out, size_t out_stride);
 void weighted_rows(const float* w, size_t w_stride, size_t n_w, const float* v, size_t v_stride, size_t n_v, size_t d,
                    float* out, size_t out_stride);
+void dot_rows_f16(const float* q, size_t q_stride, size_t n_q, const uint16_t* k, size_t k_stride, size_t n_k,
+                  size_t d, float scale, float* out, size_t out_stride);
+void weighted_rows_f16(const float* w, size_t w_stride, size_t n_w, const uint16_t* v, size_t v_stride, size_t n_v,
+                       size_t d, float* out, size_t out_stride);
 void fp16_to_fp32(const uint16_t* x, float* y, size_t n);
+extern const bool kF16RowsInPlace;
 void softmax(float* x, size_t n);
 void silu_mul(float* gate, const float* up, size_t n);
 }  // namespace engine::ops::ENGINE_OPS_ISA

@@ -259,19 +259,26 @@ void Session::attention(uint32_t layer, uint32_t n) {
     const auto first = static_cast<uint32_t>(task / c_.n_head_kv) * kChunk;
     const uint32_t last = std::min(n, first + kChunk);  // tokens first .. last - 1
     const uint32_t n_pos = n_past_ + last;              // positions they see
+    float* scores = &scores_[thread * group * n_ctx_];  // one row per query head of the group
+    const auto attend = [&](const auto* keys, const auto* values) {
+      for (uint32_t i = first; i < last; ++i) {
+        const uint32_t n_seen = n_past_ + i + 1;  // positions token i attends to
+        const float* q = &q_[size_t{i} * c_.q_dim() + size_t{kvh} * group * hd];
+        ops::dot_rows(q, hd, group, keys, hd, n_seen, hd, scale, scores, n_ctx_);
+        for (uint32_t h = 0; h < group; ++h) ops::softmax(scores + size_t{h} * n_ctx_, n_seen);
+        float* out = &att_[size_t{i} * c_.n_head * hv + size_t{kvh} * group * hv];
+        ops::weighted_rows(scores, n_ctx_, group, values, hv, n_seen, hv, out, hv);
+      }
+    };
+    if (kv_.type() == KvType::f16 && last - first == 1 && ops::f16_rows_in_place()) {
+      // One token (decode) reads the F16 history in place: a converted copy
+      // costs writing and reading twice its bytes for `group` queries only.
+      attend(kv_.keys_f16(layer, kvh), kv_.values_f16(layer, kvh));
+      return;
+    }
     float* converted = kv_rows_.empty() ? nullptr : &kv_rows_[thread * n_ctx_ * (hd + hv)];
     float* converted_values = converted == nullptr ? nullptr : converted + size_t{n_ctx_} * hd;
-    const float* keys = kv_.keys(layer, kvh, n_pos, converted);
-    const float* values = kv_.values(layer, kvh, n_pos, converted_values);
-    float* scores = &scores_[thread * group * n_ctx_];  // one row per query head of the group
-    for (uint32_t i = first; i < last; ++i) {
-      const uint32_t n_seen = n_past_ + i + 1;  // positions token i attends to
-      const float* q = &q_[size_t{i} * c_.q_dim() + size_t{kvh} * group * hd];
-      ops::dot_rows(q, hd, group, keys, hd, n_seen, hd, scale, scores, n_ctx_);
-      for (uint32_t h = 0; h < group; ++h) ops::softmax(scores + size_t{h} * n_ctx_, n_seen);
-      float* out = &att_[size_t{i} * c_.n_head * hv + size_t{kvh} * group * hv];
-      ops::weighted_rows(scores, n_ctx_, group, values, hv, n_seen, hv, out, hv);
-    }
+    attend(kv_.keys(layer, kvh, n_pos, converted), kv_.values(layer, kvh, n_pos, converted_values));
   });
 }
 

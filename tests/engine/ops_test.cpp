@@ -130,6 +130,44 @@ TEST(Ops, AttentionRowProductsMatchTheirDefinitionOnEveryShape) {
     }
 }
 
+// The F16 variants (decode reads the KV cache through them) against the F32
+// ones on the same rows converted first, bit for bit: the widening is exact and
+// the sums run in the same order. Shapes around the tiles and the scalar
+// tails, an F16 subnormal among the halves.
+TEST(Ops, AttentionOverF16RowsEqualsConvertingThemFirst) {
+  FOR_EACH_OPS_ISA(v)
+    for (size_t d : {1, 3, 4, 7, 8, 16, 31, 64, 67, 128}) {
+      for (size_t n_q : {1, 2, 3, 4, 5, 8, 9}) {
+        for (size_t n_k : {1, 3, 4, 5, 9, 17, 130}) {
+          SCOPED_TRACE("d=" + std::to_string(d) + " queries=" + std::to_string(n_q) + " positions=" + std::to_string(n_k));
+          const size_t q_stride = d + 2, k_stride = d + 3, s_stride = n_k + 1, o_stride = d + 1;
+          const std::vector<float> q = random_floats(n_q * q_stride, 5);
+          std::vector<float> rows = random_floats(n_k * k_stride, 6);
+          rows[0] = 3e-6f;  // an F16 subnormal
+          std::vector<uint16_t> halves(rows.size());
+          engine::ops::fp32_to_fp16(rows.data(), halves.data(), rows.size());
+          std::vector<float> widened(rows.size());
+          v->fp16_to_fp32(halves.data(), widened.data(), halves.size());
+
+          std::vector<float> want_scores(n_q * s_stride, -7.0f), got_scores(want_scores);
+          v->dot_rows(q.data(), q_stride, n_q, widened.data(), k_stride, n_k, d, 0.5f, want_scores.data(), s_stride);
+          v->dot_rows_f16(q.data(), q_stride, n_q, halves.data(), k_stride, n_k, d, 0.5f, got_scores.data(), s_stride);
+          std::vector<float> want_out(n_q * o_stride, -7.0f), got_out(want_out);
+          v->weighted_rows(want_scores.data(), s_stride, n_q, widened.data(), k_stride, n_k, d, want_out.data(),
+                           o_stride);
+          v->weighted_rows_f16(want_scores.data(), s_stride, n_q, halves.data(), k_stride, n_k, d, got_out.data(),
+                               o_stride);
+          for (size_t i = 0; i < want_scores.size(); ++i) {
+            ASSERT_EQ(std::bit_cast<uint32_t>(got_scores[i]), std::bit_cast<uint32_t>(want_scores[i])) << "score " << i;
+          }
+          for (size_t i = 0; i < want_out.size(); ++i) {
+            ASSERT_EQ(std::bit_cast<uint32_t>(got_out[i]), std::bit_cast<uint32_t>(want_out[i])) << "output " << i;
+          }
+        }
+      }
+    }
+}
+
 // A query's results do not depend on the other queries of the call: a token
 // gives the same attention alone as in a batch, bit for bit.
 TEST(Ops, AttentionRowProductsDoNotDependOnTheOtherQueries) {
