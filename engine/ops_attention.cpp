@@ -306,10 +306,10 @@ void weighted_rows_f16(const float* w, size_t w_stride, size_t n_w, const uint16
 // the rows in place is faster: TinyLlama Q4_0 decode at 2 threads, attention
 // 3.9-4.6 -> 2.3-3.1 ms a token at a KV depth of 1024 and 7.1-9.4 -> 4.2-5.2 ms
 // at 2048 (bench --profile, three alternating pairs each). NEON widens 4
-// halves per instruction, and the copy
-// converts 8 per pair once for every query tile: in place was 3% more
-// instructions for 4 queries per KV head and 20% more for 8 (qemu,
-// neoverse-n1, 1024 positions), so ARM keeps the copy.
+// halves per instruction, and in place widens each row once per tile of 4
+// queries where the copy converts it once: 3% more instructions for 4 queries
+// per KV head and 20% more for 8 (qemu, neoverse-n1, 1024 positions), so ARM
+// keeps the copy.
 #if defined(__F16C__)
 extern const bool kF16RowsInPlace = true;
 #else
