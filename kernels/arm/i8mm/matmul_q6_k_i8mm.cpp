@@ -31,6 +31,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "kernels/arm/i8mm/k_quant_tiles.h"
 #include "kernels/arm/i8mm/kernel_defs.h"
 #include "kernels/arm/i8mm/lhs_pairs.h"
 #include "kernels/ref/blocks.h"
@@ -38,17 +39,14 @@
 namespace kernels::i8mm {
 namespace {
 
-constexpr size_t kMr = 8;
-constexpr size_t kNr = 4;
-constexpr size_t kBlock = 256;
+using k_quant::kBlock;
+using k_quant::kMr;
+using k_quant::kNr;
+using k_quant::tiles_of;
+
 constexpr size_t kScalesOffset = 8;
 constexpr size_t kBitsOffset = 72;
 constexpr size_t kPackedBlockBytes = kBitsOffset + 2 * 4 * 2 * 48;
-
-size_t tiles_of(size_t n) { return (n + kNr - 1) / kNr; }
-
-size_t rhs_packed_size(size_t n, size_t k) { return tiles_of(n) * (k / kBlock) * kPackedBlockBytes; }
-size_t rhs_packed_offset(size_t n_idx, size_t k) { return n_idx / kNr * (k / kBlock) * kPackedBlockBytes; }
 
 // Offset of the 48 bytes of (c, g, q) in a packed super-block.
 constexpr size_t bits_offset(size_t c, size_t g, size_t q) { return kBitsOffset + 384 * c + 96 * g + 48 * q; }
@@ -91,9 +89,6 @@ void pack_rhs(size_t n, size_t k, const void* rhs, void* rhs_packed) {
     }
   }
 }
-
-size_t lhs_packed_size(size_t m, size_t k) { return pairs_of(m) * (k / kBlock) * kQ8_KPairBlockBytes; }
-size_t lhs_packed_offset(size_t m_idx, size_t k) { return m_idx / 2 * (k / kBlock) * kQ8_KPairBlockBytes; }
 
 void pack_lhs(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed) {
   pack_lhs_q8_k_pairs(m, k, lhs, lhs_stride, lhs_packed, 0.25f);
@@ -337,54 +332,20 @@ __attribute__((always_inline)) inline float32x4_t row_tile(const uint8_t* a, con
   return acc;
 }
 
-// One activation row against `rows` weight rows (the tiles from rhs on).
-__attribute__((noinline)) void row_tiles(size_t nb, const uint8_t* lhs, const uint8_t* rhs, float* y, size_t rows) {
-  if (nb == 0) {
-    for (size_t j = 0; j < rows; ++j) y[j] = 0.0f;
-    return;
+// The tiles, for k_quant::run (k_quant_tiles.h).
+struct Q6KTiles {
+  static constexpr size_t kBlockBytes = kPackedBlockBytes;
+  static constexpr size_t kRowTileStart = 8;
+  template <int P>
+  static void tile(size_t nb, const uint8_t* lhs, size_t pair_bytes, const uint8_t* rhs, float* y, size_t ldy,
+                   size_t rows, size_t cols) {
+    i8mm::tile<P>(nb, lhs, pair_bytes, rhs, y, ldy, rows, cols);
   }
-  const uint8_t* lhs_end = lhs + nb * kQ8_KPairBlockBytes;
-  const uint8_t* w8 = rhs + 8;
-  size_t n0 = 0;
-  for (; n0 + kNr <= rows; n0 += kNr) vst1q_f32(y + n0, row_tile(lhs, lhs_end, w8));
-  if (n0 < rows) store_cols(y + n0, row_tile(lhs, lhs_end, w8), rows - n0);
-}
-
-// The row pairs of `m` rows (8 at a time, then 2) against `rows` weight rows
-// (tiles from rhs on), tile by tile. Kept out of run() (noinline), like
-// row_tiles: run()'s other loops then do not change GCC's code around the
-// 8-row tile calls (M=64 is not above its count before the single-row form).
-__attribute__((noinline)) void pairs(size_t m, size_t nb, const uint8_t* lhs, const uint8_t* rhs, float* y, size_t ldy,
-                                     size_t rows) {
-  const size_t pair_bytes = nb * kQ8_KPairBlockBytes;
-  for (size_t n0 = 0; n0 < rows; n0 += kNr, rhs += nb * kPackedBlockBytes, y += kNr) {
-    const size_t cols = rows - n0 < kNr ? rows - n0 : kNr;
-    size_t m0 = 0;
-    for (; m0 + kMr <= m; m0 += kMr)
-      tile<4>(nb, lhs + m0 / 2 * pair_bytes, pair_bytes, rhs, y + m0 * ldy, ldy, kMr, cols);
-    for (; m0 + 2 <= m; m0 += 2) tile<1>(nb, lhs + m0 / 2 * pair_bytes, pair_bytes, rhs, y + m0 * ldy, ldy, 2, cols);
+  __attribute__((always_inline)) static float32x4_t row_tile(const uint8_t* a, const uint8_t* a_end,
+                                                             const uint8_t*& w8) {
+    return i8mm::row_tile(a, a_end, w8);
   }
-}
-
-// Weight tiles outside (each streamed once from memory), activation rows
-// inside, 8 at a time, then pairs; an odd last row runs after each group of
-// kRowTiles tiles, while the group's weights are still in cache (groups are
-// the whole of n when there is no such row, or no other).
-constexpr size_t kRowTiles = 8;
-
-void run(size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_packed, float* dst, size_t dst_stride) {
-  const size_t nb = k / kBlock;
-  const auto* lhs = static_cast<const uint8_t*>(lhs_packed);
-  const auto* rhs = static_cast<const uint8_t*>(rhs_packed);
-  const uint8_t* last_row = lhs + m / 2 * nb * kQ8_KPairBlockBytes;
-  const size_t group_rows = m == 1 || m % 2 == 0 ? n : kRowTiles * kNr;
-  for (size_t g0 = 0; g0 < n; g0 += group_rows) {
-    const uint8_t* w = rhs + g0 / kNr * nb * kPackedBlockBytes;
-    const size_t rows = n - g0 < group_rows ? n - g0 : group_rows;
-    if (m >= 2) pairs(m, nb, lhs, w, dst + g0, dst_stride, rows);
-    if (m % 2 != 0) row_tiles(nb, last_row, w, dst + (m - 1) * dst_stride + g0, rows);
-  }
-}
+};
 
 }  // namespace
 
@@ -397,13 +358,13 @@ const MatmulKernel kMatmulQ6_K{
     .lhs_type = gguf::GgmlType::Q8_K,
     .m_step = kMr,
     .n_step = kNr,
-    .rhs_packed_size = rhs_packed_size,
-    .rhs_packed_offset = rhs_packed_offset,
+    .rhs_packed_size = k_quant::rhs_packed_size<kPackedBlockBytes>,
+    .rhs_packed_offset = k_quant::rhs_packed_offset<kPackedBlockBytes>,
     .pack_rhs = pack_rhs,
-    .lhs_packed_size = lhs_packed_size,
-    .lhs_packed_offset = lhs_packed_offset,
+    .lhs_packed_size = k_quant::lhs_packed_size,
+    .lhs_packed_offset = k_quant::lhs_packed_offset,
     .pack_lhs = pack_lhs,
-    .run = run,
+    .run = k_quant::run<Q6KTiles>,
 };
 
 }  // namespace kernels::i8mm

@@ -1,0 +1,94 @@
+// What the i8mm tier's K-quant kernels share (matmul_q4_k_i8mm.cpp,
+// matmul_q6_k_i8mm.cpp): the tile shape, the packed sizes, and run()'s loop
+// nest. Each kernel gives its tiles as a type K:
+//   K::kBlockBytes     one super-block of a tile of kNr weight rows (packed)
+//   K::kRowTileStart   where row_tile's weight pointer starts in a tile
+//   K::tile<P>(nb, lhs, pair_bytes, rhs, y, ldy, rows, cols)
+//                      P pairs of activation rows (P = 4: 8 rows; P = 1: 2)
+//                      x one tile; rows (<= 2P) and cols (<= kNr) valid
+//   K::row_tile(a, a_end, w)
+//                      one activation row x one tile: the kNr outputs; w
+//                      advanced to the next tile (tiles are contiguous)
+#pragma once
+
+#include <arm_neon.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/arm/i8mm/lhs_pairs.h"
+
+namespace kernels::i8mm::k_quant {
+
+inline constexpr size_t kMr = 8;  // activation rows per tile (the m_step)
+inline constexpr size_t kNr = 4;  // weight rows per tile (the n_step): 2 SMMLA pairs
+inline constexpr size_t kBlock = 256;
+
+inline size_t tiles_of(size_t n) { return (n + kNr - 1) / kNr; }
+template <size_t kBlockBytes>
+size_t rhs_packed_size(size_t n, size_t k) {
+  return tiles_of(n) * (k / kBlock) * kBlockBytes;
+}
+template <size_t kBlockBytes>
+size_t rhs_packed_offset(size_t n_idx, size_t k) {
+  return n_idx / kNr * (k / kBlock) * kBlockBytes;
+}
+inline size_t lhs_packed_size(size_t m, size_t k) { return pairs_of(m) * (k / kBlock) * kQ8_KPairBlockBytes; }
+inline size_t lhs_packed_offset(size_t m_idx, size_t k) { return m_idx / 2 * (k / kBlock) * kQ8_KPairBlockBytes; }
+
+// One activation row against `rows` weight rows (the tiles from rhs on).
+template <class K>
+__attribute__((noinline)) void row_tiles(size_t nb, const uint8_t* lhs, const uint8_t* rhs, float* y, size_t rows) {
+  if (nb == 0) {
+    for (size_t j = 0; j < rows; ++j) y[j] = 0.0f;
+    return;
+  }
+  const uint8_t* lhs_end = lhs + nb * kQ8_KPairBlockBytes;
+  const uint8_t* w = rhs + K::kRowTileStart;
+  size_t n0 = 0;
+  for (; n0 + kNr <= rows; n0 += kNr) vst1q_f32(y + n0, K::row_tile(lhs, lhs_end, w));
+  if (n0 < rows) store_cols(y + n0, K::row_tile(lhs, lhs_end, w), rows - n0);
+}
+
+// The row pairs of `m` rows (8 at a time, then 2) against `rows` weight rows
+// (tiles from rhs on), tile by tile. Kept out of run() (noinline), like
+// row_tiles: run()'s other loops then do not change GCC's code around the
+// 8-row tile calls (M=64 is not above its count before the single-row form).
+template <class K>
+__attribute__((noinline)) void pairs(size_t m, size_t nb, const uint8_t* lhs, const uint8_t* rhs, float* y, size_t ldy,
+                                     size_t rows) {
+  const size_t pair_bytes = nb * kQ8_KPairBlockBytes;
+  for (size_t n0 = 0; n0 < rows; n0 += kNr, rhs += nb * K::kBlockBytes, y += kNr) {
+    const size_t cols = rows - n0 < kNr ? rows - n0 : kNr;
+    size_t m0 = 0;
+    for (; m0 + kMr <= m; m0 += kMr) {
+      K::template tile<4>(nb, lhs + m0 / 2 * pair_bytes, pair_bytes, rhs, y + m0 * ldy, ldy, kMr, cols);
+    }
+    for (; m0 + 2 <= m; m0 += 2) {
+      K::template tile<1>(nb, lhs + m0 / 2 * pair_bytes, pair_bytes, rhs, y + m0 * ldy, ldy, 2, cols);
+    }
+  }
+}
+
+// Weight tiles outside (each streamed once from memory), activation rows
+// inside, 8 at a time, then pairs; an odd last row runs after each group of
+// kRowTiles tiles, while the group's weights are still in cache (groups are
+// the whole of n when there is no such row, or no other).
+inline constexpr size_t kRowTiles = 8;
+
+template <class K>
+void run(size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_packed, float* dst, size_t dst_stride) {
+  const size_t nb = k / kBlock;
+  const auto* lhs = static_cast<const uint8_t*>(lhs_packed);
+  const auto* rhs = static_cast<const uint8_t*>(rhs_packed);
+  const uint8_t* last_row = lhs + m / 2 * nb * kQ8_KPairBlockBytes;
+  const size_t group_rows = m == 1 || m % 2 == 0 ? n : kRowTiles * kNr;
+  for (size_t g0 = 0; g0 < n; g0 += group_rows) {
+    const uint8_t* w = rhs + g0 / kNr * nb * K::kBlockBytes;
+    const size_t rows = n - g0 < group_rows ? n - g0 : group_rows;
+    if (m >= 2) pairs<K>(m, nb, lhs, w, dst + g0, dst_stride, rows);
+    if (m % 2 != 0) row_tiles<K>(nb, last_row, w, dst + (m - 1) * dst_stride + g0, rows);
+  }
+}
+
+}  // namespace kernels::i8mm::k_quant
