@@ -77,11 +77,11 @@ struct Q4_0Packed {
     for (size_t b = 0; b < k / ref::QK; ++b) {
       const BlockQ4_0x4& p = w[b];
       int8x16_t lo[4], hi[4];  // 16 * (q - 8): elements 4j..4j+3 and 16+4j..16+4j+3 of the 4 columns
+      const int8x16x4_t v = arm::load_x4<MR>(p.qs);
 #pragma GCC unroll 4
       for (size_t j = 0; j < 4; ++j) {
-        const int8x16_t v = vld1q_s8(reinterpret_cast<const int8_t*>(p.qs[j]));
-        lo[j] = vshlq_n_s8(v, 4);
-        hi[j] = vandq_s8(v, high_nibble);
+        lo[j] = vshlq_n_s8(v.val[j], 4);
+        hi[j] = vandq_s8(v.val[j], high_nibble);
       }
       const float32x4_t dw = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p.d)));
 #pragma GCC unroll 4

@@ -70,9 +70,9 @@ struct Q8_0Packed {
 
     for (size_t b = 0; b < k / ref::QK; ++b) {
       const BlockQ8_0x4& p = w[b];
-      int8x16_t q[8];
-#pragma GCC unroll 8
-      for (size_t j = 0; j < 8; ++j) q[j] = vld1q_s8(p.qs[j]);
+      const int8x16x4_t q03 = arm::load_x4<MR>(p.qs[0]), q47 = arm::load_x4<MR>(p.qs[4]);
+      const int8x16_t q[8] = {q03.val[0], q03.val[1], q03.val[2], q03.val[3],
+                              q47.val[0], q47.val[1], q47.val[2], q47.val[3]};
       const float32x4_t dw = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p.d)));
 #pragma GCC unroll 4
       for (size_t i = 0; i < MR; ++i) {
