@@ -15,8 +15,10 @@
 #include <string>
 #include <vector>
 
+#include "kernels/arm/neon/lhs_q8_0.h"
 #include "kernels/arm/neon/quantize.h"
 #include "kernels/ref/blocks.h"
+#include "kernels/ref/fp16.h"
 #include "kernels/ref/matmul_ref.h"
 #include "kernels/ref/quants.h"
 #include "kernels/ref/type_ops.h"
@@ -110,6 +112,30 @@ TEST(ArmQuantize, PackLhsQuantizesEachRowAtItsStride) {
     kernels::ref::quantize_row_q8_k(x.data() + i * stride, rk.data(), k);
     EXPECT_EQ(0, std::memcmp(q0.data() + i * row0, r0.data(), row0)) << "Q8_0 row " << i;
     EXPECT_EQ(0, std::memcmp(qk.data() + i * rowk, rk.data(), rowk)) << "Q8_K row " << i;
+  }
+}
+
+// The Q4_0 / Q8_0 kernels' activation blocks: the reference's codes, its fp16
+// scale widened to float, zero padding; every row at its stride.
+TEST(ArmQuantize, FloatScaleQ8_0BlocksHoldTheReferenceCodesAndScale) {
+  const size_t k = 32 * 24;
+  const std::vector<std::vector<float>> rows = quantizer_rows(k, 32);
+  const size_t m = rows.size(), stride = k + 32, nb = k / 32;
+  std::vector<float> x(m * stride, 7.0f);
+  for (size_t i = 0; i < m; ++i) std::memcpy(x.data() + i * stride, rows[i].data(), k * sizeof(float));
+  std::vector<kernels::neon::BlockQ8_0F> mine(m * nb);
+  std::memset(mine.data(), 0xA5, mine.size() * sizeof mine[0]);
+  kernels::neon::pack_lhs_q8_0f(m, k, x.data(), stride, mine.data());
+  std::vector<kernels::ref::BlockQ8_0> ref(nb);
+  for (size_t i = 0; i < m; ++i) {
+    kernels::ref::quantize_row_q8_0(x.data() + i * stride, ref.data(), k);
+    for (size_t b = 0; b < nb; ++b) {
+      const kernels::neon::BlockQ8_0F& got = mine[i * nb + b];
+      ASSERT_EQ(0, std::memcmp(got.qs, ref[b].qs, sizeof got.qs)) << "codes of row " << i << " block " << b;
+      const float want = kernels::ref::fp16_to_fp32(ref[b].d);
+      ASSERT_EQ(std::memcmp(&got.d, &want, sizeof want), 0) << "scale of row " << i << " block " << b;
+      for (float pad : got.pad) ASSERT_EQ(pad, 0.0f);
+    }
   }
 }
 

@@ -12,8 +12,7 @@
 // per accumulator lane (layouts at the top of each matmul_<type>.cpp, driver in
 // arm/neon/packed.h); they give the reference kernels' results bit for bit.
 // F16 and the activation quantizers are the neon tier's code (Armv8.2-A adds
-// nothing for them without FEAT_FP16); Q4_0 and Q8_0 take the quantized rows
-// in the tier's own block layout (lhs_q8_0.h).
+// nothing for them without FEAT_FP16).
 #pragma once
 
 #include <span>

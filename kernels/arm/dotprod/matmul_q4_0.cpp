@@ -6,8 +6,8 @@
 //   SDOT by element, SCVTF (fixed point), FMUL / FADD.
 // - weights: repacked at load (pack_rhs) into groups of 4 rows, Q4_0x4 below:
 //   same size as the 4 GGUF rows.
-// - activations: Q8_0 rows in the tier's 48-byte blocks (pack_lhs =
-//   pack_lhs_q8_0f, lhs_q8_0.h: the codes and scale of
+// - activations: Q8_0 rows in 48-byte blocks with a float scale (pack_lhs =
+//   neon::pack_lhs_q8_0f, arm/neon/lhs_q8_0.h: the codes and scale of
 //   ref::quantize_row_q8_0).
 // - m_step = kTileM = 4, n_step = kTileN = 4: prefill runs 4 x 4 tiles (each
 //   weight block unpacked once for 4 rows of X), decode and the m % 4 rows run
@@ -32,8 +32,9 @@
 #include <cstring>
 
 #include "kernels/arm/dotprod/kernels.h"
-#include "kernels/arm/dotprod/lhs_q8_0.h"
+#include "kernels/arm/neon/lhs_q8_0.h"
 #include "kernels/arm/neon/packed.h"
+#include "kernels/arm/neon/quantize.h"
 #include "kernels/ref/blocks.h"
 
 namespace kernels::dotprod {
@@ -51,7 +52,7 @@ struct BlockQ4_0x4 {
 static_assert(sizeof(BlockQ4_0x4) == kTileN * sizeof(BlockQ4_0));
 
 struct Q4_0Packed {
-  static size_t lhs_row_bytes(size_t k) { return k / ref::QK * sizeof(BlockQ8_0F); }
+  static size_t lhs_row_bytes(size_t k) { return k / ref::QK * sizeof(neon::BlockQ8_0F); }
   static size_t rhs_row_bytes(size_t k) { return k / ref::QK * sizeof(BlockQ4_0); }
 
   static void pack_group(size_t k, const uint8_t* const* rows, uint8_t* out) {
@@ -86,7 +87,7 @@ struct Q4_0Packed {
       const float32x4_t dw = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p.d)));
 #pragma GCC unroll 4
       for (size_t i = 0; i < MR; ++i) {
-        const auto* xb = reinterpret_cast<const BlockQ8_0F*>(x[i]) + b;
+        const auto* xb = reinterpret_cast<const neon::BlockQ8_0F*>(x[i]) + b;
         const int8x16_t a0 = vld1q_s8(xb->qs);
         const int8x16_t a1 = vld1q_s8(xb->qs + 16);
         int32x4_t isum = vdotq_laneq_s32(vdupq_n_s32(0), lo[0], a0, 0);
@@ -110,7 +111,7 @@ struct Q4_0Packed {
 
 MatmulKernel matmul_q4_0_kernel() {
   return arm::packed_kernel<Q4_0Packed>("matmul_f32_q8_0_q4_0_4x4_dotprod", Tier::dotprod, kFeatures,
-                                        gguf::GgmlType::Q4_0, gguf::GgmlType::Q8_0, pack_lhs_q8_0f);
+                                        gguf::GgmlType::Q4_0, gguf::GgmlType::Q8_0, neon::pack_lhs_q8_0f);
 }
 
 }  // namespace kernels::dotprod

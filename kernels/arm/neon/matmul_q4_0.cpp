@@ -7,7 +7,8 @@
 //   SCVTF, FMUL / FADD.
 // - weights: repacked at load (pack_rhs) into groups of 4 rows, Q4_0x4 below:
 //   same size as the 4 GGUF rows.
-// - activations: Q8_0 rows (pack_lhs = neon::pack_lhs_q8_0, the bytes of
+// - activations: Q8_0 rows in 48-byte blocks with a float scale (pack_lhs =
+//   neon::pack_lhs_q8_0f, lhs_q8_0.h: the codes and scale of
 //   ref::quantize_row_q8_0).
 // - m_step = kTileM = 4, n_step = kTileN = 4 (tile.h): prefill runs 4 x 4 tiles
 //   (each weight block unpacked once for 4 rows of X), decode and the m % 4
@@ -34,6 +35,7 @@
 
 #include "kernels/arm/neon/int8_dot.h"
 #include "kernels/arm/neon/kernels.h"
+#include "kernels/arm/neon/lhs_q8_0.h"
 #include "kernels/arm/neon/packed.h"
 #include "kernels/arm/neon/quantize.h"
 #include "kernels/ref/blocks.h"
@@ -53,7 +55,7 @@ struct BlockQ4_0x4 {
 static_assert(sizeof(BlockQ4_0x4) == kTileN * sizeof(BlockQ4_0));
 
 struct Q4_0Packed {
-  static size_t lhs_row_bytes(size_t k) { return k / ref::QK * sizeof(BlockQ8_0); }
+  static size_t lhs_row_bytes(size_t k) { return k / ref::QK * sizeof(BlockQ8_0F); }
   static size_t rhs_row_bytes(size_t k) { return k / ref::QK * sizeof(BlockQ4_0); }
 
   static void pack_group(size_t k, const uint8_t* const* rows, uint8_t* out) {
@@ -86,13 +88,13 @@ struct Q4_0Packed {
       const float32x4_t dw = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p.d)));
 #pragma GCC unroll 4
       for (size_t i = 0; i < MR; ++i) {
-        const BlockQ8_0& xb = reinterpret_cast<const BlockQ8_0*>(x[i])[b];
+        const BlockQ8_0F& xb = reinterpret_cast<const BlockQ8_0F*>(x[i])[b];
         const int8x16_t a0 = vld1q_s8(xb.qs);
         const int8x16_t a1 = vld1q_s8(xb.qs + 16);
         const int32x4_t isum = NeonSmallCodes::sum4(
             NeonSmallCodes::dot32(lo[0], a0, hi[0], a1), NeonSmallCodes::dot32(lo[1], a0, hi[1], a1),
             NeonSmallCodes::dot32(lo[2], a0, hi[2], a1), NeonSmallCodes::dot32(lo[3], a0, hi[3], a1));
-        const float32x4_t scale = vmulq_n_f32(dw, arm::fp16_to_f32(xb.d));
+        const float32x4_t scale = vmulq_n_f32(dw, xb.d);
         acc[i] = vaddq_f32(acc[i], vmulq_f32(scale, vcvtq_f32_s32(isum)));
       }
     }
@@ -105,7 +107,7 @@ struct Q4_0Packed {
 
 MatmulKernel matmul_q4_0_kernel() {
   return arm::packed_kernel<Q4_0Packed>("matmul_f32_q8_0_q4_0_4x4_neon", Tier::neon, arm::feature_bit(Feature::asimd),
-                                        gguf::GgmlType::Q4_0, gguf::GgmlType::Q8_0, pack_lhs_q8_0);
+                                        gguf::GgmlType::Q4_0, gguf::GgmlType::Q8_0, pack_lhs_q8_0f);
 }
 
 }  // namespace kernels::neon

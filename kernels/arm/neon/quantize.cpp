@@ -14,10 +14,12 @@
 
 #include <arm_neon.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 
+#include "kernels/arm/neon/lhs_q8_0.h"
 #include "kernels/ref/blocks.h"
 
 namespace kernels::neon {
@@ -121,6 +123,20 @@ void pack_lhs_q8_0(size_t m, size_t k, const float* lhs, size_t lhs_stride, void
 
 void pack_lhs_q8_k(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed) {
   pack_rows<BlockQ8_K, ref::QK_K>(m, k, lhs, lhs_stride, lhs_packed);
+}
+
+void pack_lhs_q8_0f(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed) {
+  auto* out = static_cast<BlockQ8_0F*>(lhs_packed);
+  for (size_t i = 0; i < m; ++i) {
+    for (size_t b = 0; b < k / ref::QK; ++b, ++out) {
+      BlockQ8_0 q;
+      quantize_block(lhs + i * lhs_stride + b * ref::QK, q);
+      std::memcpy(out->qs, q.qs, sizeof out->qs);
+      const __fp16 d = std::bit_cast<__fp16>(q.d);
+      out->d = static_cast<float>(d);  // FCVT: exact
+      std::memset(out->pad, 0, sizeof out->pad);
+    }
+  }
 }
 
 void pack_lhs_f32(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed) {

@@ -23,5 +23,7 @@ void quantize_row_q8_k(const float* x, void* dst, size_t k);
 void pack_lhs_q8_0(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed);
 void pack_lhs_q8_k(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed);
 void pack_lhs_f32(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed);
+// The same Q8_0 rows as BlockQ8_0F (lhs_q8_0.h), for the Q4_0 and Q8_0 kernels.
+void pack_lhs_q8_0f(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed);
 
 }  // namespace kernels::neon
