@@ -117,10 +117,6 @@ void pack_rows(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lh
 void quantize_row_q8_0(const float* x, void* dst, size_t k) { pack_rows<BlockQ8_0, ref::QK>(1, k, x, k, dst); }
 void quantize_row_q8_k(const float* x, void* dst, size_t k) { pack_rows<BlockQ8_K, ref::QK_K>(1, k, x, k, dst); }
 
-void pack_lhs_q8_0(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed) {
-  pack_rows<BlockQ8_0, ref::QK>(m, k, lhs, lhs_stride, lhs_packed);
-}
-
 void pack_lhs_q8_k(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed) {
   pack_rows<BlockQ8_K, ref::QK_K>(m, k, lhs, lhs_stride, lhs_packed);
 }
