@@ -14,12 +14,12 @@
 
 #include <arm_neon.h>
 
-#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 
 #include "kernels/arm/neon/lhs_q8_0.h"
+#include "kernels/arm/neon/tile.h"
 #include "kernels/ref/blocks.h"
 
 namespace kernels::neon {
@@ -128,8 +128,7 @@ void pack_lhs_q8_0f(size_t m, size_t k, const float* lhs, size_t lhs_stride, voi
       BlockQ8_0 q;
       quantize_block(lhs + i * lhs_stride + b * ref::QK, q);
       std::memcpy(out->qs, q.qs, sizeof out->qs);
-      const __fp16 d = std::bit_cast<__fp16>(q.d);
-      out->d = static_cast<float>(d);  // FCVT: exact
+      out->d = arm::fp16_to_f32(q.d);
       std::memset(out->pad, 0, sizeof out->pad);
     }
   }
