@@ -22,6 +22,7 @@
 #include "engine/tokenizer/tokenizer.h"
 #include "gguf/file.h"
 #include "tools/common/args.h"
+#include "tools/common/fallback_advice.h"
 #include "tools/common/json_writer.h"
 #include "tools/common/sampler_args.h"
 
@@ -149,6 +150,13 @@ int run(const Options& o) {
   const engine::Tokenizer tokenizer = engine::Tokenizer::from_gguf(model->file());
   const auto t_loaded = Clock::now();
   const engine::MemoryUsage after_load = engine::memory_usage();
+  // A weight type below this CPU's tier: say how to get a file that runs at
+  // full speed here (the WARNING lines above name the kernels).
+  if (model->kernel_plan().has_fallback()) {
+    for (const std::string& line : tools::advise_on_fallbacks(model->file(), model->kernel_plan(), o.model).lines()) {
+      std::fprintf(stderr, "run: %s\n", line.c_str());
+    }
+  }
 
   engine::ThreadOptions thread_options;
   thread_options.n_threads = static_cast<size_t>(o.n_threads);
