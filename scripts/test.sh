@@ -73,7 +73,8 @@ for tree in "${TREES[@]}"; do
     listing=$(ctest --test-dir "$BUILD/${!tests_var}" -N --show-only=json-v1 "$@" 2>/dev/null || true)
     [ "$(printf '%s' "$listing" | grep -c '"name"')" -gt 0 ] || { echo "no test of $tree matches; not built" >&2; continue; }
     known=$(ninja -C "$BUILD/$tree" -t targets all 2>/dev/null | sed -n 's/^\([A-Za-z0-9_.+-]*\): phony$/\1/p' | sort -u)
-    used=$(printf '%s' "$listing" | grep -o "$BUILD/$tree/[^\"@ ;]*" | xargs -r -n1 basename | sort -u)
+    used=$(printf '%s' "$listing" | grep -o "$BUILD/$tree/[^\"@ ;]*" | sort -u |
+           while read -r path; do [ -d "$path" ] || basename "$path"; done | sort -u)
     targets=$(comm -12 <(printf '%s\n' "$known") <(printf '%s\n' "$used") | tr '\n' ' ')
     targets="${targets% }"
   fi
