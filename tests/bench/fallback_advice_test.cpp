@@ -38,22 +38,29 @@ std::filesystem::path write_model(const std::filesystem::path& dir) {
   return path;
 }
 
+// A temporary folder removed however the test ends (a skip returns early).
+struct TempDir {
+  std::filesystem::path path = engine_test::temp_dir("advice");
+  ~TempDir() { std::filesystem::remove_all(path); }
+};
+
 // Ten times slower on a fallback: the speed-up is then known exactly.
 double fake_timer(const kernels::MatmulKernel& k) { return k.tier == kernels::Tier::ref ? 10e-9 : 1e-9; }
 
 TEST(FallbackAdvice, NoneWhereEveryTypeRunsAtTheTier) {
-  const auto dir = engine_test::temp_dir("advice");
+  const TempDir tmp;
+  const auto& dir = tmp.path;
   const auto path = write_model(dir);
   const gguf::File file = gguf::File::open(path.string());
   const std::vector<GgmlType> types = {GgmlType::Q4_0, GgmlType::Q8_0};
   const engine::KernelPlan plan = engine::plan_kernels(types);
   if (plan.has_fallback()) GTEST_SKIP() << "Q4_0 or Q8_0 is on a fallback on this CPU";
   EXPECT_TRUE(tools::advise_on_fallbacks(file, plan, path.string(), fake_timer).empty());
-  std::filesystem::remove_all(dir);
 }
 
 TEST(FallbackAdvice, AQuantizeCommandToATypeThatRunsHereWithTheSpeedup) {
-  const auto dir = engine_test::temp_dir("advice");
+  const TempDir tmp;
+  const auto& dir = tmp.path;
   const auto path = write_model(dir);
   const gguf::File file = gguf::File::open(path.string());
   const std::vector<GgmlType> types = {GgmlType::Q5_0, GgmlType::Q6_K};
@@ -79,7 +86,6 @@ TEST(FallbackAdvice, AQuantizeCommandToATypeThatRunsHereWithTheSpeedup) {
   EXPECT_NE(lines[0].find("slow weights: Q5_0 on "), std::string::npos) << lines[0];
   EXPECT_NE(lines[1].find(first.command + "  (matrix products about 7.0x faster"), std::string::npos) << lines[1];
   EXPECT_NE(lines.back().find("requantizing adds error"), std::string::npos) << lines.back();
-  std::filesystem::remove_all(dir);
 }
 
 // The measurement itself: a positive time per weight for a kernel this CPU
