@@ -15,7 +15,7 @@ KernelChoice kernel_choice(const kernels::MatmulSelection& s) {
   k.tier = s.kernel != nullptr ? std::string(kernels::tier_name(s.kernel->tier)) : "none";
   k.expected_tier = std::string(kernels::tier_name(s.expected));
   k.fallback = s.is_fallback();
-  for (const kernels::Rejection& r : s.rejected) k.rejected.push_back(std::string(r.kernel->name) + ": " + r.reason);
+  for (const kernels::Rejection& r : s.rejected) k.rejected.push_back(std::string(r.candidate->name) + ": " + r.reason);
   return k;
 }
 
