@@ -5,24 +5,14 @@
 // include it and compile it with their flags (internal linkage, so no copy
 // built with wider flags can be merged into another tier's callers).
 //
-// K:
-//   static constexpr gguf::GgmlType kType;  // the weight type
-//   using GgufBlock = ...;                  // its GGUF block (ref/blocks.h)
-//   static constexpr size_t kBlock;         // elements per block
-//   static constexpr size_t kRows;          // weight rows per tile: n_step
-//   static constexpr size_t kMr;            // activation rows per pass: m_step
-//   static constexpr size_t kPackedBlockBytes;  // one block of a tile
+// K, a KernelShape below (its weight type T a WeightType) and:
 //   static void pack(const GgufBlock& blk, uint8_t* out, size_t r);
 //                       // row r of the tile into its packed block at out,
 //                       // zeroed first: a row past n stays zero (d = 0)
-//   using Lhs = LhsFormat<...>;             // the activation format below
-//   static constexpr float kLhsMult;        // the power of two the weights'
-//                                           // decoding folds into the
-//                                           // activation scale (exact)
 //   static void run(size_t m, size_t n, size_t k, const void* lhs_packed,
 //                   const void* rhs_packed, float* dst, size_t dst_stride);
-// A kernel over the GGUF rows as they are (F16) sets kGgufRows: no pack_rhs,
-// and kBlock = 1, kPackedBlockBytes = kRows * sizeof(GgufBlock).
+// A kernel over the GGUF rows as they are (F16Rows below) sets kGgufRows:
+// no pack_rhs.
 #pragma once
 
 #include <cstddef>
@@ -50,6 +40,29 @@ struct LhsFormat {
   static size_t packed_offset(size_t m_idx, size_t k) { return m_idx / kRowsPerUnit * (k / kElems) * kUnitBytes; }
 };
 
+// A weight type: its ggml type and GGUF block, and the power of two its
+// decoding folds into the activation scale (exact: 1/16 for 16 x the 4-bit
+// codes).
+template <gguf::GgmlType kT, class Block, float kMult = 1.0f>
+struct WeightType {
+  static constexpr gguf::GgmlType kType = kT;
+  using GgufBlock = Block;
+  static constexpr float kLhsMult = kMult;
+};
+
+// The constants of a kernel of weight type T: activations in format LhsT,
+// blocks of kBlockElems elements, tiles of kTileRows weight rows (n_step)
+// of kTileBlockBytes per block, passes of kPassRows activation rows (m_step).
+template <class T, class LhsT, size_t kBlockElems, size_t kTileRows, size_t kPassRows, size_t kTileBlockBytes>
+struct KernelShape {
+  static constexpr gguf::GgmlType kType = T::kType;
+  using GgufBlock = typename T::GgufBlock;
+  static constexpr float kLhsMult = T::kLhsMult;
+  using Lhs = LhsT;
+  static constexpr size_t kBlock = kBlockElems, kRows = kTileRows, kMr = kPassRows;
+  static constexpr size_t kPackedBlockBytes = kTileBlockBytes;
+};
+
 // F32 rows, copied (the float kernels' format; mult is 1).
 inline void pack_lhs_f32_rows(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed, float) {
   auto* out = static_cast<float*>(lhs_packed);
@@ -67,6 +80,17 @@ inline void pack_q6_k_quad(const ref::BlockQ6_K& blk, size_t e0, size_t step, ui
   for (size_t e = 0; e < 3; ++e)
     byte0[e * plane_stride] = static_cast<uint8_t>(q[e] << 2 | ((q[3] >> (4 - 2 * e)) & 3));
 }
+
+using RunFn = void (*)(size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_packed, float* dst,
+                       size_t dst_stride);
+
+// A kernel over the F16 GGUF rows as they are, with F32 activations.
+template <size_t kTileRows, size_t kPassRows, RunFn kRun>
+struct F16Rows : KernelShape<WeightType<gguf::GgmlType::F16, uint16_t>, F32Rows, 1, kTileRows, kPassRows,
+                             kTileRows * sizeof(uint16_t)> {
+  static constexpr bool kGgufRows = true;
+  static constexpr RunFn run = kRun;
+};
 
 template <class K>
 size_t tiles_of(size_t n) {

@@ -8,9 +8,8 @@
 // Missing rows of the last group are zero.
 //
 // A type gives, as a struct B of force-inlined functions:
-//   static constexpr gguf::GgmlType kType; using GgufBlock;
+//   arm::WeightType<...> as a base (arm/interleaved.h)
 //   static constexpr size_t kQuads;        // 4-byte quads of codes a row
-//   static constexpr float kLhsMult;       // see arm/interleaved.h
 //   static void pack(const GgufBlock& blk, uint8_t* quad0, size_t r);
 //                       // the codes of row r: quad i at quad0 + 64 i + 4 r
 //   static void decode(svbool_t pg8, const uint8_t* qs, svint8_t& w0, ...,
@@ -55,19 +54,11 @@ __attribute__((always_inline)) inline svint32_t dot8(svint8_t w0, svint8_t w1, s
 }
 
 template <class B>
-struct BlockGroups {
-  static constexpr gguf::GgmlType kType = B::kType;
-  using GgufBlock = typename B::GgufBlock;
-  using Lhs = Q8_0Rows;
-  static constexpr float kLhsMult = B::kLhsMult;
-  static constexpr size_t kBlock = 32;
-  static constexpr size_t kRows = kGroupRows;
-  static constexpr size_t kMr = 4;
+struct BlockGroups : arm::KernelShape<B, Q8_0Rows, 32, kGroupRows, 4, 2 * kGroupRows + 4 * B::kQuads * kGroupRows> {
   static constexpr size_t kQsOffset = 2 * kGroupRows;
-  static constexpr size_t kPackedBlockBytes = kQsOffset + 4 * B::kQuads * kGroupRows;
   static constexpr size_t kRowBlockBytes = kQ8_0RowBlockBytes;
 
-  static void pack(const GgufBlock& blk, uint8_t* out, size_t r) {
+  static void pack(const typename B::GgufBlock& blk, uint8_t* out, size_t r) {
     std::memcpy(out + 2 * r, &blk.d, 2);
     B::pack(blk, out + kQsOffset, r);
   }
@@ -79,7 +70,7 @@ struct BlockGroups {
     const svbool_t pg32 = rows_b32(r0, kGroupRows), pg8 = rows_b8(r0, kGroupRows);
     [[maybe_unused]] svfloat32_t acc0 = svdup_f32(0), acc1 = acc0, acc2 = acc0, acc3 = acc0;
     for (size_t b = 0; b < nb; ++b) {
-      const uint8_t* blk = w + b * kPackedBlockBytes;
+      const uint8_t* blk = w + b * BlockGroups::kPackedBlockBytes;
       const uint8_t* xb = x + b * kQ8_0RowBlockBytes;
       const svfloat32_t dw = load_f16_rows(pg32, blk, r0);
       svint8_t w0, w1, w2, w3, w4, w5, w6, w7;

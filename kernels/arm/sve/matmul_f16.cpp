@@ -41,7 +41,7 @@ void tile(size_t k, const float* x, const uint16_t* w0, const uint16_t* w1, cons
   DECL(2)
   DECL(3)
 #undef DECL
-      for (size_t k0 = 0; k0 < k; k0 += svcntw()) {
+  for (size_t k0 = 0; k0 < k; k0 += svcntw()) {
     const svbool_t pg = svwhilelt_b32(static_cast<uint64_t>(k0), static_cast<uint64_t>(k));
     const svfloat32_t v0 = load_f16(pg, w0 + k0), v1 = load_f16(pg, w1 + k0);
     const svfloat32_t v2 = load_f16(pg, w2 + k0), v3 = load_f16(pg, w3 + k0);
@@ -85,20 +85,9 @@ void run(size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_p
   }
 }
 
-// The kernel, for arm::interleaved_kernel: the GGUF rows as they are.
-struct F16 {
-  static constexpr gguf::GgmlType kType = gguf::GgmlType::F16;
-  using GgufBlock = uint16_t;
-  static constexpr bool kGgufRows = true;
-  static constexpr size_t kBlock = 1, kRows = kNr, kMr = sve::kMr, kPackedBlockBytes = kRows * sizeof(uint16_t);
-  using Lhs = arm::F32Rows;
-  static constexpr float kLhsMult = 1.0f;
-  static constexpr auto run = sve::run;
-};
-
 }  // namespace
 
 constinit const MatmulKernel kMatmulF16 =
-    arm::interleaved_kernel<F16>("matmul_f32_f32_f16_4x4_sve", Tier::sve, kRequiredFeatures);
+    arm::interleaved_kernel<arm::F16Rows<kNr, kMr, run>>("matmul_f32_f32_f16_4x4_sve", Tier::sve, kRequiredFeatures);
 
 }  // namespace kernels::sve

@@ -24,11 +24,8 @@
 namespace kernels::sve {
 namespace {
 
-struct Q4_0 {
-  static constexpr gguf::GgmlType kType = gguf::GgmlType::Q4_0;
-  using GgufBlock = ref::BlockQ4_0;
+struct Q4_0 : arm::WeightType<gguf::GgmlType::Q4_0, ref::BlockQ4_0, 1.0f / 16> {
   static constexpr size_t kQuads = 4;
-  static constexpr float kLhsMult = 1.0f / 16;
 
   static void pack(const GgufBlock& blk, uint8_t* quad0, size_t r) {
     for (size_t i = 0; i < 16; ++i) quad0[4 * kGroupRows * (i / 4) + 4 * r + i % 4] = blk.qs[i] ^ 0x88;

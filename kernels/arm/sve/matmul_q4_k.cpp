@@ -52,10 +52,7 @@ inline svint32_t byte_of(svbool_t pg, svuint32_t v) {
   return svreinterpret_s32_u32(svand_n_u32_x(pg, svlsr_n_u32_x(pg, v, 8 * kByte), 0xFF));
 }
 
-struct Q4_K {
-  static constexpr gguf::GgmlType kType = gguf::GgmlType::Q4_K;
-  using GgufBlock = ref::BlockQ4_K;
-  static constexpr float kLhsMult = 1.0f;
+struct Q4_K : arm::WeightType<gguf::GgmlType::Q4_K, ref::BlockQ4_K> {
   static constexpr bool kMins = true;
   static constexpr size_t kDminOffset = 2 * kNr;
   static constexpr size_t kScalesOffset = 4 * kNr;

@@ -52,10 +52,7 @@ inline svint8_t codes(svbool_t pg8, const uint8_t* p) {
   return svreinterpret_s8_u8(svorr_u8_x(all, t, svlsr_n_u8_x(all, svlsl_n_u8_x(all, r2, 6), 4)));
 }
 
-struct Q6_K {
-  static constexpr gguf::GgmlType kType = gguf::GgmlType::Q6_K;
-  using GgufBlock = ref::BlockQ6_K;
-  static constexpr float kLhsMult = 0.25f;
+struct Q6_K : arm::WeightType<gguf::GgmlType::Q6_K, ref::BlockQ6_K, 0.25f> {
   static constexpr bool kMins = false;
   static constexpr size_t kPackedBlockBytes = sve::kPackedBlockBytes;
 

@@ -23,11 +23,8 @@
 namespace kernels::sve {
 namespace {
 
-struct Q8_0 {
-  static constexpr gguf::GgmlType kType = gguf::GgmlType::Q8_0;
-  using GgufBlock = ref::BlockQ8_0;
+struct Q8_0 : arm::WeightType<gguf::GgmlType::Q8_0, ref::BlockQ8_0> {
   static constexpr size_t kQuads = 8;
-  static constexpr float kLhsMult = 1.0f;
 
   static void pack(const GgufBlock& blk, uint8_t* quad0, size_t r) {
     for (size_t i = 0; i < 8; ++i) std::memcpy(quad0 + 4 * kGroupRows * i + 4 * r, blk.qs + 4 * i, 4);

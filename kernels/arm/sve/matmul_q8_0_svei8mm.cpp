@@ -32,11 +32,8 @@
 namespace kernels::sve {
 namespace {
 
-struct Q8_0 {
-  static constexpr gguf::GgmlType kType = gguf::GgmlType::Q8_0;
-  using GgufBlock = ref::BlockQ8_0;
+struct Q8_0 : arm::WeightType<gguf::GgmlType::Q8_0, ref::BlockQ8_0> {
   static constexpr size_t kChunks = 4;
-  static constexpr float kLhsMult = 1.0f;
 
   static void pack(const GgufBlock& blk, uint8_t* row0) {
     for (size_t c = 0; c < 4; ++c) std::memcpy(row0 + 128 * c, blk.qs + 8 * c, 8);

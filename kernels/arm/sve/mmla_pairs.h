@@ -8,9 +8,8 @@
 // then the codes in kChunks planes of 128 bytes, pair p at 16 p: row 2p's 8
 // bytes of the chunk, then row 2p + 1's. Missing rows of the last group are
 // zero. A weight format supplies `Rhs`:
-//   static constexpr gguf::GgmlType kType; using GgufBlock;
+//   arm::WeightType<...> as a base (arm/interleaved.h)
 //   static constexpr size_t kChunks;            // 128-byte planes of codes
-//   static constexpr float kLhsMult;            // see arm/interleaved.h
 //   static void pack(const GgufBlock& blk, uint8_t* row0);
 //                       // the row's codes: chunk c at row0 + 128 c, 8 bytes
 //   static void load(pg8, p, w0, w1, w2, w3);   // chunks 0..3 of the pairs at p
@@ -121,17 +120,8 @@ void mmla_run(size_t m, size_t n, size_t k, const void* lhs_packed, const void* 
 
 // The kernel of Rhs, for arm::interleaved_kernel.
 template <class Rhs>
-struct MmlaGroups {
-  static constexpr gguf::GgmlType kType = Rhs::kType;
-  using GgufBlock = typename Rhs::GgufBlock;
-  using Lhs = Q8_0Pairs;
-  static constexpr float kLhsMult = Rhs::kLhsMult;
-  static constexpr size_t kBlock = 32;
-  static constexpr size_t kRows = kGroupRows;
-  static constexpr size_t kMr = 2 * kMmlaLhsPairs;
-  static constexpr size_t kPackedBlockBytes = kMmlaBlockBytes<Rhs>;
-
-  static void pack(const GgufBlock& blk, uint8_t* out, size_t r) {
+struct MmlaGroups : arm::KernelShape<Rhs, Q8_0Pairs, 32, kGroupRows, 2 * kMmlaLhsPairs, kMmlaBlockBytes<Rhs>> {
+  static void pack(const typename Rhs::GgufBlock& blk, uint8_t* out, size_t r) {
     std::memcpy(out + 2 * r, &blk.d, 2);
     Rhs::pack(blk, out + 2 * kGroupRows + 16 * (r / 2) + 8 * (r % 2));
   }

@@ -3,9 +3,8 @@
 // groups, for run_groups.
 //
 // A type gives, as a struct S of force-inlined functions:
-//   static constexpr gguf::GgmlType kType; using GgufBlock;
+//   arm::WeightType<...> as a base (arm/interleaved.h)
 //   static constexpr size_t kPackedBlockBytes;  // one super-block of a group
-//   static constexpr float kLhsMult;             // see arm/interleaved.h
 //   static void pack(const GgufBlock& blk, uint8_t* out, size_t r);
 //                       // row r into the group's packed super-block at out
 //   template <int R> static void sums(svbool_t pg8, svbool_t pg32,
@@ -45,18 +44,10 @@ __attribute__((always_inline)) inline svint32_t mins_dot(svbool_t pg32, svint8_t
 }
 
 template <class S>
-struct SuperBlockGroups {
-  static constexpr gguf::GgmlType kType = S::kType;
-  using GgufBlock = typename S::GgufBlock;
-  using Lhs = Q8_KRows;
-  static constexpr float kLhsMult = S::kLhsMult;
-  static constexpr size_t kBlock = 256;
-  static constexpr size_t kRows = kGroupRows;
-  static constexpr size_t kMr = 4;
-  static constexpr size_t kPackedBlockBytes = S::kPackedBlockBytes;
+struct SuperBlockGroups : arm::KernelShape<S, Q8_KRows, 256, kGroupRows, 4, S::kPackedBlockBytes> {
   static constexpr size_t kRowBlockBytes = kQ8_KRowBlockBytes;
 
-  static void pack(const GgufBlock& blk, uint8_t* out, size_t r) { S::pack(blk, out, r); }
+  static void pack(const typename S::GgufBlock& blk, uint8_t* out, size_t r) { S::pack(blk, out, r); }
 
   // One pass (weight rows r0 .. of the group at w) for R activation rows at x.
   template <int R>
@@ -65,7 +56,7 @@ struct SuperBlockGroups {
     const svbool_t pg32 = rows_b32(r0, kGroupRows), pg8 = rows_b8(r0, kGroupRows);
     [[maybe_unused]] svfloat32_t acc0 = svdup_f32(0), acc1 = acc0, acc2 = acc0, acc3 = acc0;
     for (size_t b = 0; b < nb; ++b) {
-      const uint8_t* blk = w + b * kPackedBlockBytes;
+      const uint8_t* blk = w + b * S::kPackedBlockBytes;
       const uint8_t* xb = x + b * kQ8_KRowBlockBytes;
       [[maybe_unused]] svint32_t sum0 = svdup_s32(0), sum1 = sum0, sum2 = sum0, sum3 = sum0;
       S::template sums<R>(pg8, pg32, blk, xb, x_row_bytes, r0, sum0, sum1, sum2, sum3);
