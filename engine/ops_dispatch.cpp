@@ -1,5 +1,4 @@
 // Picks the row operations' instruction set once (ops_isa.h).
-#include <initializer_list>
 #include <vector>
 
 #include "engine/ops.h"
@@ -25,12 +24,7 @@ extern const IsaOps kIsaOps;
 namespace {
 
 using kernels::Feature;
-
-constexpr uint64_t bits(std::initializer_list<Feature> features) {
-  uint64_t b = 0;
-  for (Feature f : features) b |= uint64_t{1} << static_cast<uint32_t>(f);
-  return b;
-}
+using kernels::feature_bits;
 
 // Every variant compiled in, best first, with what it executes: the flags each
 // is compiled with (engine/CMakeLists.txt) as the kernels' detection sees them
@@ -47,10 +41,10 @@ struct Variant {
 constexpr Variant kVariants[] = {
 #if defined(ENGINE_OPS_X86_VARIANTS)
     {"x86_avx512", kernels::Tier::hwy, kernels::Arch::x86_64,
-     bits({Feature::avx2, Feature::fma, Feature::f16c, Feature::avx512f, Feature::avx512bw, Feature::avx512dq,
+     feature_bits({Feature::avx2, Feature::fma, Feature::f16c, Feature::avx512f, Feature::avx512bw, Feature::avx512dq,
            Feature::avx512vl, Feature::avx512cd}),
      &x86_avx512::kIsaOps},
-    {"x86_avx2", kernels::Tier::hwy, kernels::Arch::x86_64, bits({Feature::avx2, Feature::fma, Feature::f16c}),
+    {"x86_avx2", kernels::Tier::hwy, kernels::Arch::x86_64, feature_bits({Feature::avx2, Feature::fma, Feature::f16c}),
      &x86_avx2::kIsaOps},
 #endif
     {"baseline", kernels::Tier::ref, kernels::Arch::unknown, 0, &baseline::kIsaOps},

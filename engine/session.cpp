@@ -130,7 +130,8 @@ void Session::eval_layers(const int32_t* tokens, uint32_t n, Logits wanted) {
     // NaN or Inf would flow through every later layer into garbage logits; it
     // is reported here, naming the layer that produced it. One pass over
     // (n, n_embd) floats, against the layer's matmuls of n_embd x (4 n_embd +
-    // 3 n_ff) multiply-adds per token: nothing measurable (see README).
+    // 3 n_ff) multiply-adds per token: nothing measurable (docs/reliability.md,
+    // "The NaN/Inf check's cost").
     check_finite(model_, x_.data(), n, d, n_past_, static_cast<int>(l));
   }
 

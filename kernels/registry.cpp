@@ -30,7 +30,7 @@ namespace {
 constexpr uint8_t rank(Tier t) { return static_cast<uint8_t>(t); }
 
 // Preference when several tiers can run, by instructions per weight under qemu
-// (README, "Kernels"): at 128 bits SVE runs more than the i8mm and dotprod
+// (docs/kernels.md): at 128 bits SVE runs more than the i8mm and dotprod
 // kernels on NEON registers (Q4_0 decode, 1 x 4096 x 4096: i8mm 0.193, dotprod
 // 0.261, sve 0.284; Q4_K: 0.223, 0.249, 0.306), so it comes after both and
 // only runs where neither does; with wider vectors SVE runs fewer (0.071 at

@@ -152,10 +152,8 @@ int run(const Options& o) {
   const engine::MemoryUsage after_load = engine::memory_usage();
   // A weight type below this CPU's tier: say how to get a file that runs at
   // full speed here (the WARNING lines above name the kernels).
-  if (model->kernel_plan().has_fallback()) {
-    for (const std::string& line : tools::advise_on_fallbacks(model->file(), model->kernel_plan(), o.model).lines()) {
-      std::fprintf(stderr, "run: %s\n", line.c_str());
-    }
+  for (const std::string& line : tools::advise_on_fallbacks(model->file(), model->kernel_plan(), o.model).lines()) {
+    std::fprintf(stderr, "run: %s\n", line.c_str());
   }
 
   engine::ThreadOptions thread_options;

@@ -48,7 +48,7 @@ ModelInfo describe_model(const engine::Model& model, const std::string& path) {
   }
   m.output_params = uint64_t{model.output().in} * model.output().out;
   for (const kernels::MatmulSelection& s : model.kernel_plan().selections) m.kernels.push_back(kernel_choice(s));
-  if (model.kernel_plan().has_fallback()) m.fallback_advice = tools::advise_on_fallbacks(model.file(), model.kernel_plan(), path).lines();
+  m.fallback_advice = tools::advise_on_fallbacks(model.file(), model.kernel_plan(), path).lines();
   m.ops_isa = engine::ops::isa_ops().isa;
   m.repacked_bytes = model.repacked_bytes();
   m.repacked_huge_page_bytes = model.repacked_huge_page_bytes();

@@ -185,7 +185,7 @@ double probe_reference_gb_s(const ProbeResult& p);
 // (0 when either is missing).
 double probe_drift(const ProbeResult& p);
 // A drift above this is noted in the report: a shared machine's bandwidth
-// moved by 20-30% within minutes here (README, "Measured here").
+// moved by 20-30% within minutes here (docs/roofline.md).
 inline constexpr double kProbeDriftNote = 0.10;
 
 // One row of results. Kinds: prefill (n_prompt tokens in one eval), decode

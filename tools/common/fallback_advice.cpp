@@ -146,6 +146,9 @@ FallbackAdvice advise_on_fallbacks(const gguf::File& file, const engine::KernelP
   }
   if (advice.empty()) return advice;
 
+  const auto is_slow = [&](GgmlType type) {
+    return std::find(advice.slow_types.begin(), advice.slow_types.end(), gguf::type_name(type)) != advice.slow_types.end();
+  };
   const std::map<GgmlType, uint64_t> weights = matmul_weights(file);
   std::map<const kernels::MatmulKernel*, double> seconds;  // per weight, measured once
   const auto per_weight = [&](const kernels::MatmulKernel* k) {
@@ -161,9 +164,7 @@ FallbackAdvice advise_on_fallbacks(const gguf::File& file, const engine::KernelP
     if (advice.options.size() == 2) break;
     const kernels::MatmulKernel* main = good_kernel(t.main, plan);
     if (main == nullptr || good_kernel(t.other, plan) == nullptr) continue;
-    if (std::find(advice.slow_types.begin(), advice.slow_types.end(), gguf::type_name(t.main)) != advice.slow_types.end()) {
-      continue;
-    }
+    if (is_slow(t.main)) continue;
     QuantizeAdvice o;
     o.target = t.name;
     o.command = std::string("quantize ") + (quantized_source ? "--allow-requantize " : "") + path + " " +
@@ -171,8 +172,7 @@ FallbackAdvice advise_on_fallbacks(const gguf::File& file, const engine::KernelP
     bool measured = true;
     for (const auto& [type, count] : weights) {
       const kernels::MatmulKernel* now = plan.kernel_for(type);
-      const bool slow = std::find(advice.slow_types.begin(), advice.slow_types.end(), gguf::type_name(type)) !=
-                        advice.slow_types.end();
+      const bool slow = is_slow(type);
       const double s_now = per_weight(now), s_after = per_weight(slow ? main : now);
       measured &= s_now > 0 && s_after > 0;
       o.matmul_ms_now += 1e3 * s_now * static_cast<double>(count);
