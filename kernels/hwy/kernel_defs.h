@@ -30,10 +30,10 @@ extern const MatmulKernel kMatmulQ6_K;
 // files are compiled for (Highway picks the best target above it at run time).
 #if defined(__x86_64__) || defined(_M_X64)
 inline constexpr Arch kBaselineArch = Arch::x86_64;
-inline constexpr uint64_t kBaselineFeatures = uint64_t{1} << static_cast<uint32_t>(Feature::sse42);  // HWY_SSE4
+inline constexpr uint64_t kBaselineFeatures = feature_bits({Feature::sse42});  // HWY_SSE4
 #elif defined(__aarch64__)
 inline constexpr Arch kBaselineArch = Arch::aarch64;
-inline constexpr uint64_t kBaselineFeatures = uint64_t{1} << static_cast<uint32_t>(Feature::asimd);
+inline constexpr uint64_t kBaselineFeatures = feature_bits({Feature::asimd});
 #else
 inline constexpr Arch kBaselineArch = Arch::unknown;
 inline constexpr uint64_t kBaselineFeatures = 0;

@@ -9,8 +9,7 @@
 
 namespace kernels::dotprod {
 
-inline constexpr uint64_t kRequiredFeatures =
-    (uint64_t{1} << static_cast<uint32_t>(Feature::asimd)) | (uint64_t{1} << static_cast<uint32_t>(Feature::dotprod));
+inline constexpr uint64_t kRequiredFeatures = feature_bits({Feature::asimd, Feature::dotprod});
 
 // Constant-initialized (no code runs to build them).
 extern const MatmulKernel kMatmulF16;

@@ -1,5 +1,5 @@
-// What the i8mm tier's K-quant kernels share (matmul_q4_k_i8mm.cpp,
-// matmul_q6_k_i8mm.cpp): the tile shape, the packed sizes, and run()'s loop
+// What the i8mm tier's K-quant kernels share (matmul_q4_k.cpp,
+// matmul_q6_k.cpp): the tile shape, the packed sizes, and run()'s loop
 // nest. Each kernel gives its tiles as a type K:
 //   K::kPackedBlockBytes     one super-block of a tile of kNr weight rows (packed)
 //   K::kRowTileStart   where row_tile's weight pointer starts in a tile

@@ -9,7 +9,7 @@
 
 namespace kernels::neon {
 
-inline constexpr uint64_t kRequiredFeatures = uint64_t{1} << static_cast<uint32_t>(Feature::asimd);
+inline constexpr uint64_t kRequiredFeatures = feature_bits({Feature::asimd});
 
 // Constant-initialized (no code runs to build them).
 extern const MatmulKernel kMatmulF16;

@@ -38,8 +38,6 @@ namespace {
 inline constexpr size_t kTileM = 4;  // rows of X per prefill tile
 inline constexpr size_t kTileN = 4;  // rows of W (output columns) per tile
 
-constexpr uint64_t feature_bit(Feature f) { return uint64_t{1} << static_cast<uint32_t>(f); }
-
 // IEEE half bits -> float, one FCVT (exact).
 inline float fp16_to_f32(uint16_t h) {
   __fp16 v;
