@@ -157,21 +157,11 @@ HWY_INLINE void RunLegacy(size_t m, size_t n, size_t k, const void* lhs, const v
                                  static_cast<const uint8_t*>(rhs), dst, dst_stride);
 }
 
-void RunQ4_0(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
-  RunLegacy<Legacy::kQ4_0>(m, n, k, lhs, rhs, dst, dst_stride);
-}
-void RunQ4_1(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
-  RunLegacy<Legacy::kQ4_1>(m, n, k, lhs, rhs, dst, dst_stride);
-}
-void RunQ5_0(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
-  RunLegacy<Legacy::kQ5_0>(m, n, k, lhs, rhs, dst, dst_stride);
-}
-void RunQ5_1(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
-  RunLegacy<Legacy::kQ5_1>(m, n, k, lhs, rhs, dst, dst_stride);
-}
-void RunQ8_0(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
-  RunLegacy<Legacy::kQ8_0>(m, n, k, lhs, rhs, dst, dst_stride);
-}
+ENGINE_HWY_TARGET_RUN(RunQ4_0, RunLegacy<Legacy::kQ4_0>)
+ENGINE_HWY_TARGET_RUN(RunQ4_1, RunLegacy<Legacy::kQ4_1>)
+ENGINE_HWY_TARGET_RUN(RunQ5_0, RunLegacy<Legacy::kQ5_0>)
+ENGINE_HWY_TARGET_RUN(RunQ5_1, RunLegacy<Legacy::kQ5_1>)
+ENGINE_HWY_TARGET_RUN(RunQ8_0, RunLegacy<Legacy::kQ8_0>)
 
 }  // namespace kernels::hwy_tier::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();

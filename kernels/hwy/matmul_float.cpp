@@ -204,15 +204,9 @@ HWY_INLINE void RunFloat(size_t m, size_t n, size_t k, const void* lhs_packed, c
   }
 }
 
-void RunF32(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
-  RunFloat<GgmlType::F32>(m, n, k, lhs, rhs, dst, dst_stride);
-}
-void RunF16(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
-  RunFloat<GgmlType::F16>(m, n, k, lhs, rhs, dst, dst_stride);
-}
-void RunBF16(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
-  RunFloat<GgmlType::BF16>(m, n, k, lhs, rhs, dst, dst_stride);
-}
+ENGINE_HWY_TARGET_RUN(RunF32, RunFloat<GgmlType::F32>)
+ENGINE_HWY_TARGET_RUN(RunF16, RunFloat<GgmlType::F16>)
+ENGINE_HWY_TARGET_RUN(RunBF16, RunFloat<GgmlType::BF16>)
 
 }  // namespace kernels::hwy_tier::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();

@@ -294,17 +294,9 @@ HWY_INLINE void RunSuperBlocks(size_t m, size_t n, size_t k, const void* lhs, co
                     dst_stride);
 }
 
-void RunQ4K(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
-  RunSuperBlocks<OffsetFamily<false>>(m, n, k, lhs, rhs, dst, dst_stride);
-}
-
-void RunQ5K(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
-  RunSuperBlocks<OffsetFamily<true>>(m, n, k, lhs, rhs, dst, dst_stride);
-}
-
-void RunQ6K(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
-  RunSuperBlocks<Q6Family>(m, n, k, lhs, rhs, dst, dst_stride);
-}
+ENGINE_HWY_TARGET_RUN(RunQ4K, RunSuperBlocks<OffsetFamily<false>>)
+ENGINE_HWY_TARGET_RUN(RunQ5K, RunSuperBlocks<OffsetFamily<true>>)
+ENGINE_HWY_TARGET_RUN(RunQ6K, RunSuperBlocks<Q6Family>)
 
 }  // namespace kernels::hwy_tier::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
