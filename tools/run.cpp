@@ -5,7 +5,6 @@
 //   run -m model.gguf --tokens 1,403,407 --dump-logits out.json
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,6 +20,7 @@
 #include "engine/threads/topology.h"
 #include "engine/tokenizer/tokenizer.h"
 #include "gguf/file.h"
+#include "gguf/writer_output.h"
 #include "tools/common/args.h"
 #include "tools/common/json_writer.h"
 #include "tools/common/sampler_args.h"
@@ -130,19 +130,14 @@ int dump_logits(engine::Session& session, const std::vector<int32_t>& ids, const
     j.end_array();
   }
   j.end_array().end_object();
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << j.str() << '\n';
-    if (!out) throw engine::Error("cannot write " + tmp);
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw engine::Error("cannot rename " + tmp + " to " + path);
+  gguf::write_output_file(path, j.str() + "\n");
   std::fprintf(stderr, "wrote the logits of %zu positions x %zu to %s\n", ids.size(), n_vocab, path.c_str());
   return 0;
 }
 
 int run(const Options& o) {
   if (!o.verbose) engine::set_log_level(engine::LogLevel::warning);
+  if (!o.dump_logits.empty()) gguf::resolve_output_path(o.dump_logits);  // before the model loads
   const auto t_load = Clock::now();
   const auto model = engine::Model::load(o.model);
   const engine::Tokenizer tokenizer = engine::Tokenizer::from_gguf(model->file());

@@ -10,10 +10,10 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
 #include <string>
 
 #include "engine/log.h"
+#include "gguf/writer_output.h"
 #include "tools/bench/diagnosis.h"
 #include "tools/bench/measure.h"
 #include "tools/bench/report_json.h"
@@ -175,16 +175,6 @@ Cli parse(int argc, char** argv) {
   return c;
 }
 
-void write_file(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << text;
-    if (!out) throw std::runtime_error("cannot write " + tmp);
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw std::runtime_error("cannot rename " + tmp + " to " + path);
-}
-
 int run(int argc, char** argv) {
   Cli c = parse(argc, argv);
   engine::set_log_level(c.verbose ? engine::LogLevel::info : engine::LogLevel::warning);
@@ -196,6 +186,10 @@ int run(int argc, char** argv) {
   }
   std::string command_line;
   for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
+  // Refuse an output that cannot be written before minutes of measuring.
+  for (const std::string& out : {c.save, c.plot}) {
+    if (!out.empty()) gguf::resolve_output_path(out);
+  }
   c.bench.progress = c.progress && ::isatty(2) != 0;
   const bench::Report report = bench::run_bench(c.bench, command_line);
 
@@ -205,7 +199,7 @@ int run(int argc, char** argv) {
   if (c.format == "csv") std::fputs(bench::report_csv(report).c_str(), stdout);
   std::fflush(stdout);
   if (!c.save.empty()) {
-    write_file(c.save, bench::report_json(report));
+    gguf::write_output_file(c.save, bench::report_json(report));
     std::fprintf(stderr, "bench: wrote the JSON report to %s\n", c.save.c_str());
   }
   if (!c.plot.empty()) {
@@ -213,7 +207,7 @@ int run(int argc, char** argv) {
       if (r.sustained.rounds == 0) continue;
       const std::string title = "sustained decode: " + report.device.model + ", " + r.model.path + ", " +
                                 bench::fmt_threads(r.threads.n_threads);
-      write_file(c.plot, bench::sustained_svg(r.sustained, title));
+      gguf::write_output_file(c.plot, bench::sustained_svg(r.sustained, title));
       std::fprintf(stderr, "bench: wrote the sustained-rounds chart to %s\n", c.plot.c_str());
       break;
     }
