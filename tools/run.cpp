@@ -48,8 +48,8 @@ struct Options {
 
 void usage(FILE* out) {
   std::fprintf(out,
-               "usage: run -m MODEL.gguf [-p PROMPT] [-n N] [options]\n"
-               "  -m, --model FILE        GGUF model\n"
+               "usage: run [-m] MODEL.gguf [-p PROMPT] [-n N] [options]\n"
+               "  -m, --model FILE        GGUF model (the -m is optional)\n"
                "  -p, --prompt TEXT       prompt (default: empty, generation starts from BOS)\n"
                "  -n, --n-predict N       tokens to generate (default 128; stops early at end of generation)\n"
                "  -t, --threads N         threads (default: one per core of the fastest clusters)\n"
@@ -70,7 +70,7 @@ Options parse(int argc, char** argv) {
   Options o;
   tools::Args a(argc, argv);
   while (!a.done()) {
-    if (a.option({"-m", "--model"}, o.model) || a.option({"-p", "--prompt"}, o.prompt) ||
+    if (a.model(o.model) || a.option({"-p", "--prompt"}, o.prompt) ||
         a.option({"-n", "--n-predict"}, o.n_predict) || a.option({"-t", "--threads"}, o.n_threads) ||
         a.option({"--cpus"}, o.cpus) || a.option({"-c", "--ctx-size"}, o.n_ctx) ||
         a.option({"-b", "--batch-size"}, o.n_batch) || a.option({"--kv-type"}, o.kv_type) ||
@@ -88,7 +88,7 @@ Options parse(int argc, char** argv) {
       usage(stdout);
       std::exit(0);
     } else {
-      throw tools::ArgError("unknown option '" + a.peek() + "'");
+      a.unknown();
     }
   }
   if (o.model.empty()) throw tools::ArgError("no model given (-m MODEL.gguf)");
@@ -243,14 +243,5 @@ int run(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(parse(argc, argv));
-  } catch (const tools::ArgError& e) {
-    std::fprintf(stderr, "run: %s\n", e.what());
-    usage(stderr);
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "run: %s\n", e.what());
-    return 1;
-  }
+  return tools::tool_main("run", usage, argc, [&] { return run(parse(argc, argv)); });
 }

@@ -165,15 +165,15 @@ tools::SynthOptions parse(int argc, char** argv) {
     } else if (a.flag({"-h", "--help"})) {
       usage(stdout);
       std::exit(0);
-    } else if (a.peek().size() > 1 && a.peek()[0] == '-') {
-      throw tools::ArgError("unknown option '" + a.peek() + "'");
-    } else if (name.empty()) {
-      name = a.take();
+    } else if (std::string given; a.positional(given)) {
+      if (!name.empty()) throw tools::ArgError("more than one shape name given ('" + name + "', '" + given + "')");
+      name = given;
     } else {
-      throw tools::ArgError("more than one shape name given ('" + name + "', '" + a.peek() + "')");
+      a.unknown();
     }
   }
   if (o.type.empty()) throw tools::ArgError("no --type given");
+  if (tools::find_target(o.type) == nullptr) throw tools::ArgError(tools::unknown_target_message(o.type));
   if (o.output.empty() && !o.dry_run) throw tools::ArgError("no output file given (-o OUT.gguf)");
   o.shape = resolve_shape(name, ov);
   return o;
@@ -182,17 +182,10 @@ tools::SynthOptions parse(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
+  return tools::tool_main("synth", usage, argc, [&] {
     const tools::SynthOptions o = parse(argc, argv);
     engine::set_log_level(engine::LogLevel::warning);
     tools::synth_model(o);
     return 0;
-  } catch (const tools::ArgError& e) {
-    std::fprintf(stderr, "synth: %s\n", e.what());
-    usage(stderr);
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "synth: %s\n", e.what());
-    return 1;
-  }
+  });
 }

@@ -26,10 +26,10 @@ namespace {
 
 void usage(FILE* out) {
   std::fprintf(out,
-               "usage: bench -m MODEL.gguf [-m MODEL2.gguf ...] [options]\n"
+               "usage: bench [-m] MODEL.gguf [[-m] MODEL2.gguf ...] [options]\n"
                "       bench --compare A.json B.json\n"
                "tests (lists are comma-separated, as in llama-bench):\n"
-               "  -m, --model FILE        GGUF model; repeat for several\n"
+               "  -m, --model FILE        GGUF model (the -m is optional); repeat for several\n"
                "  -p, --n-prompt LIST     prompt lengths for the prefill test (default 512; 0 = none)\n"
                "  -n, --n-gen LIST        generated tokens for the decode test (default 128; 0 = none)\n"
                "      -pg P,N             also a mixed test: P prompt + N generated timed together\n"
@@ -91,8 +91,7 @@ Cli parse(int argc, char** argv) {
     std::string s;
     int64_t i = 0;
     float f = 0;
-    if (a.option({"-m", "--model"}, s)) {
-      o.models.push_back(s);
+    if (a.model(o.models)) {
     } else if (a.option({"-p", "--n-prompt"}, s)) {
       if (!prompt_set) o.n_prompt.clear();
       prompt_set = true;
@@ -156,7 +155,7 @@ Cli parse(int argc, char** argv) {
       usage(stdout);
       std::exit(0);
     } else {
-      throw tools::ArgError("unknown option '" + a.peek() + "'");
+      a.unknown();
     }
   }
   if (c.format != "md" && c.format != "json" && c.format != "jsonl" && c.format != "csv") {
@@ -218,14 +217,5 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const tools::ArgError& e) {
-    std::fprintf(stderr, "bench: %s\n", e.what());
-    usage(stderr);
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "bench: %s\n", e.what());
-    return 1;
-  }
+  return tools::tool_main("bench", usage, argc, [&] { return run(argc, argv); });
 }

@@ -115,7 +115,7 @@ size_t check_conversions(const std::vector<PlannedTensor>& plan, bool allow_requ
 QuantizeResult quantize_model(const QuantizeOptions& o) {
   const QuantTarget* target = find_target(o.type);
   if (target == nullptr) {
-    throw QuantizeError("unknown type '" + o.type + "'; known types: " + target_names());
+    throw QuantizeError(unknown_target_message(o.type));
   }
   if (o.output.empty() && !o.dry_run) throw QuantizeError("no output file given");
   check_not_the_input(o);

@@ -222,7 +222,7 @@ void validate_shape(const SynthShape& s, bool own_vocab) {
 
 SynthResult synth_model(const SynthOptions& o) {
   const QuantTarget* target = find_target(o.type);
-  if (target == nullptr) throw SynthError("unknown type '" + o.type + "'; known types: " + target_names());
+  if (target == nullptr) throw SynthError(unknown_target_message(o.type));
   if (o.output.empty() && !o.dry_run) throw SynthError("no output file given (-o OUT.gguf)");
   validate_shape(o.shape, !o.vocab_file.empty());
   const SynthShape& s = o.shape;
