@@ -20,7 +20,8 @@ namespace {
 void usage(FILE* out) {
   std::fprintf(out,
                "usage: synth NAME -o OUT.gguf --type TYPE [--layers N] [--seed S] [options]\n"
-               "       synth --arch llama|qwen2|qwen3 --n-embd N --n-layer N --n-head N --n-ff N --n-vocab N\n"
+               "       synth --arch llama|qwen2|qwen3 --n-embd N --n-layer N --n-head N --n-ff N\n"
+               "             (--n-vocab N | --vocab FILE)\n"
                "             -o OUT.gguf --type TYPE [options]\n"
                "       synth --list\n"
                "NAME: %s\n"
@@ -175,6 +176,16 @@ tools::SynthOptions parse(int argc, char** argv) {
   if (o.type.empty()) throw tools::ArgError("no --type given");
   if (tools::find_target(o.type) == nullptr) throw tools::ArgError(tools::unknown_target_message(o.type));
   if (o.output.empty() && !o.dry_run) throw tools::ArgError("no output file given (-o OUT.gguf)");
+  // The vocabulary file gives the vocab size: read it (and refuse a file
+  // that is not GGUF, naming it) before the shape needs --n-vocab.
+  if (!o.vocab_file.empty()) {
+    const uint32_t n = tools::vocab_size(o.vocab_file);
+    if (ov.n_vocab && *ov.n_vocab != static_cast<int64_t>(n)) {
+      throw tools::ArgError("--n-vocab " + std::to_string(*ov.n_vocab) + " differs from the " + std::to_string(n) +
+                            " tokens of " + o.vocab_file + " (--vocab sets the vocab size; leave --n-vocab out)");
+    }
+    ov.n_vocab = n;
+  }
   o.shape = resolve_shape(name, ov);
   return o;
 }

@@ -169,17 +169,22 @@ void set_byte_vocab(gguf::Writer& w, uint32_t n_vocab) {
   w.set_bool("tokenizer.ggml.add_eos_token", false);
 }
 
+uint32_t token_count(const gguf::File& f) {
+  const gguf::Value* tokens = f.find_array("tokenizer.ggml.tokens");
+  if (tokens == nullptr || tokens->array_size() == 0 || tokens->array_size() > UINT32_MAX) {
+    throw SynthError(f.path() + ": has no tokenizer.ggml.tokens to copy the vocabulary from");
+  }
+  return static_cast<uint32_t>(tokens->array_size());
+}
+
 // Copies the tokenizer.* keys of `path`; returns its vocabulary size.
 uint32_t copy_vocab(gguf::Writer& w, const std::string& path) {
   const gguf::File f = gguf::File::open(path);
-  const gguf::Value* tokens = f.find_array("tokenizer.ggml.tokens");
-  if (tokens == nullptr || tokens->array_size() == 0 || tokens->array_size() > UINT32_MAX) {
-    throw SynthError(path + ": has no tokenizer.ggml.tokens to copy the vocabulary from");
-  }
+  const uint32_t n = token_count(f);
   for (const gguf::KeyValue& kv : f.metadata()) {
     if (kv.key.substr(0, 10) == "tokenizer.") w.set_raw(kv.key, kv.raw_value);
   }
-  return static_cast<uint32_t>(tokens->array_size());
+  return n;
 }
 
 }  // namespace
@@ -191,6 +196,8 @@ uint64_t tensor_key(uint64_t seed, std::string_view name) {
 }
 
 double synth_normal(uint64_t key, uint64_t row, uint64_t i) { return deviate(row_key(key, row), i); }
+
+uint32_t vocab_size(const std::string& path) { return token_count(gguf::File::open(path)); }
 
 void validate_shape(const SynthShape& s, bool own_vocab) {
   auto positive = [](const char* field, uint64_t v) {
