@@ -23,6 +23,7 @@
 #include "gguf/writer_output.h"
 #include "tools/common/args.h"
 #include "tools/common/json_writer.h"
+#include "tools/common/plural.h"
 #include "tools/common/sampler_args.h"
 
 namespace {
@@ -131,7 +132,8 @@ int dump_logits(engine::Session& session, const std::vector<int32_t>& ids, const
   }
   j.end_array().end_object();
   gguf::write_output_file(path, j.str() + "\n");
-  std::fprintf(stderr, "wrote the logits of %zu positions x %zu to %s\n", ids.size(), n_vocab, path.c_str());
+  std::fprintf(stderr, "wrote the logits of %s x %zu to %s\n",
+               tools::plural(static_cast<int64_t>(ids.size()), "position").c_str(), n_vocab, path.c_str());
   return 0;
 }
 
@@ -200,7 +202,8 @@ int run(const Options& o) {
     }
     if (stop || generated == o.n_predict) break;
     if (session.n_past() >= session.n_ctx()) {
-      std::fprintf(stderr, "\nrun: the context (%u tokens) is full; stopping\n", session.n_ctx());
+      std::fprintf(stderr, "\nrun: the context (%s) is full; stopping\n",
+                   tools::plural(session.n_ctx(), "token").c_str());
       break;
     }
     session.eval({&next, 1});
@@ -217,15 +220,15 @@ int run(const Options& o) {
   const int64_t decode_steps = generated > 0 ? generated - 1 : 0;  // the first token came from the prefill
   std::fprintf(stderr, "\nmodel:      %s (%s, load %.0f ms)\n", o.model.c_str(),
                mib(model->file().file_size()).c_str(), ms_between(t_load, t_loaded));
-  std::fprintf(stderr, "prompt:     %zu tokens, prefill %.2f tokens/s (%.1f ms)\n", prompt.size(),
+  std::fprintf(stderr, "prompt:     %s, prefill %.2f tokens/s (%.1f ms)\n",
+               tools::plural(static_cast<int64_t>(prompt.size()), "token").c_str(),
                1000.0 * static_cast<double>(prompt.size()) / prefill_ms, prefill_ms);
   std::fprintf(stderr, "first token: %.1f ms after the prompt was tokenized\n", prefill_ms);
   if (decode_steps > 0) {
-    std::fprintf(stderr, "decode:     %lld tokens, %.2f tokens/s (%.1f ms)\n", static_cast<long long>(decode_steps),
+    std::fprintf(stderr, "decode:     %s, %.2f tokens/s (%.1f ms)\n", tools::plural(decode_steps, "token").c_str(),
                  1000.0 * static_cast<double>(decode_steps) / decode_ms, decode_ms);
   } else {
-    std::fprintf(stderr, "decode:     no decode steps (generated %lld token%s)\n", static_cast<long long>(generated),
-                 generated == 1 ? "" : "s");
+    std::fprintf(stderr, "decode:     no decode steps (generated %s)\n", tools::plural(generated, "token").c_str());
   }
   std::fprintf(stderr, "sampler:    seed %u, temp %.2f, top-k %d, top-p %.2f, min-p %.2f, repeat-penalty %.2f\n",
                sampler.seed(), static_cast<double>(o.sampler.temperature), o.sampler.top_k,

@@ -12,6 +12,7 @@
 #include "gguf/writer.h"
 #include "tools/common/model_writing/quant_mix.h"
 #include "tools/common/model_writing/row_stream.h"
+#include "tools/common/plural.h"
 
 namespace tools {
 namespace {
@@ -300,10 +301,10 @@ SynthResult synth_model(const SynthOptions& o) {
 
   if (o.dry_run) {
     if (o.out != nullptr) {
-      std::fprintf(o.out, "synth: %s (%s, %u layers, %llu weights) as %s%s, seed %llu (dry run: nothing written)\n",
-                   s.name.c_str(), s.arch.c_str(), s.n_layer, static_cast<unsigned long long>(n_weights),
-                   std::string(target->name).c_str(), o.pure ? " --pure" : "",
-                   static_cast<unsigned long long>(o.seed));
+      std::fprintf(o.out, "synth: %s (%s, %s, %llu weights) as %s%s, seed %llu (dry run: nothing written)\n",
+                   s.name.c_str(), s.arch.c_str(), plural(s.n_layer, "layer").c_str(),
+                   static_cast<unsigned long long>(n_weights), std::string(target->name).c_str(),
+                   o.pure ? " --pure" : "", static_cast<unsigned long long>(o.seed));
       print_plan(o.out, result.plan, 0, result.output_file_bytes);
     }
     return result;
@@ -314,13 +315,15 @@ SynthResult synth_model(const SynthOptions& o) {
   if (o.out != nullptr) {
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const engine::MemoryUsage mem = engine::memory_usage();
-    std::fprintf(o.out, "synth: wrote %s: %s (%s, %u layers, %llu weights, vocab %u) as %s%s, %s (%.2f bits/weight), "
-                        "seed %llu, in %.1f s with %zu threads",
-                 o.output.c_str(), s.name.c_str(), s.arch.c_str(), s.n_layer,
+    std::fprintf(o.out,
+                 "synth: wrote %s: %s (%s, %s, %llu weights, vocab %u) as %s%s, %s (%.2f bits/weight), "
+                 "seed %llu, in %.1f s with %s",
+                 o.output.c_str(), s.name.c_str(), s.arch.c_str(), plural(s.n_layer, "layer").c_str(),
                  static_cast<unsigned long long>(n_weights), result.n_vocab, std::string(target->name).c_str(),
                  o.pure ? " (pure)" : "", format_mib(result.output_file_bytes).c_str(),
                  static_cast<double>(total_bytes) * 8.0 / static_cast<double>(n_weights),
-                 static_cast<unsigned long long>(o.seed), secs, pool->size());
+                 static_cast<unsigned long long>(o.seed), secs,
+                 plural(static_cast<int64_t>(pool->size()), "thread").c_str());
     if (mem.known) std::fprintf(o.out, ", peak RSS %s", format_mib(mem.peak_rss_bytes).c_str());
     std::fputc('\n', o.out);
   }
