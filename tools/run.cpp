@@ -22,6 +22,7 @@
 #include "gguf/file.h"
 #include "gguf/writer_output.h"
 #include "tools/common/args.h"
+#include "tools/common/interrupt.h"
 #include "tools/common/json_writer.h"
 #include "tools/common/plural.h"
 #include "tools/common/sampler_args.h"
@@ -52,7 +53,8 @@ void usage(FILE* out) {
                "usage: run [-m] MODEL.gguf [-p PROMPT] [-n N] [options]\n"
                "  -m, --model FILE        GGUF model (the -m is optional)\n"
                "  -p, --prompt TEXT       prompt (default: empty, generation starts from BOS)\n"
-               "  -n, --n-predict N       tokens to generate (default 128; stops early at end of generation)\n"
+               "  -n, --n-predict N       tokens to generate (default 128; -1: no limit); stops early at end of\n"
+               "                          generation or a full context; Ctrl-C stops, prints the figures, exits 130\n"
                "  -t, --threads N         threads (default: one per core of the fastest clusters)\n"
                "      --cpus SPEC         default | all | none | a CPU list such as 4-7\n"
                "  -c, --ctx-size N        context size (default: the model's, at most 4096)\n"
@@ -93,7 +95,7 @@ Options parse(int argc, char** argv) {
     }
   }
   if (o.model.empty()) throw tools::ArgError("no model given (-m MODEL.gguf)");
-  if (o.n_predict < 0) throw tools::ArgError("-n must be >= 0");
+  if (o.n_predict < -1) throw tools::ArgError("-n must be >= 0, or -1 for no limit");
   if (o.n_threads < 0) throw tools::ArgError("-t must be >= 0");
   if (o.n_ctx < 0 || o.n_ctx > UINT32_MAX) throw tools::ArgError("-c is out of range");
   if (o.n_batch <= 0 || o.n_batch > UINT32_MAX) throw tools::ArgError("-b must be positive");
@@ -173,6 +175,11 @@ int run(const Options& o) {
   engine::Sampler sampler(o.sampler);
   for (int32_t t : prompt) sampler.accept(t);
 
+  // Checked before the prompt is echoed: an error is all a refused run prints.
+  if (prompt.size() > session.n_ctx()) {
+    throw engine::Error("the prompt has " + std::to_string(prompt.size()) + " tokens, more than the context of " +
+                        std::to_string(session.n_ctx()) + " (raise -c, or shorten the prompt)");
+  }
   // The prompt is printed as given; the decoder sees its ids first so the
   // continuation's spacing is right.
   engine::Tokenizer::StreamDecoder decoder = tokenizer.stream_decoder();
@@ -181,10 +188,7 @@ int run(const Options& o) {
   std::fputs(shown_prompt.c_str(), stdout);
   std::fflush(stdout);
 
-  if (prompt.size() > session.n_ctx()) {
-    throw engine::Error("the prompt has " + std::to_string(prompt.size()) + " tokens, more than the context of " +
-                        std::to_string(session.n_ctx()) + " (raise -c, or shorten the prompt)");
-  }
+  const tools::StopOnInterrupt interrupt;  // Ctrl-C ends the loop below; the figures still print
   const auto t_prefill = Clock::now();
   session.eval(prompt);
   int32_t next = sampler.sample(session.logits());
@@ -192,7 +196,7 @@ int run(const Options& o) {
 
   int64_t generated = 0;
   auto t_decode_end = t_first;
-  while (generated < o.n_predict) {
+  while (o.n_predict < 0 || generated < o.n_predict) {
     ++generated;
     sampler.accept(next);
     const bool stop = !o.ignore_eos && tokenizer.is_end_of_generation(next);
@@ -200,7 +204,7 @@ int run(const Options& o) {
       std::fputs(decoder.push(next).c_str(), stdout);
       std::fflush(stdout);
     }
-    if (stop || generated == o.n_predict) break;
+    if (stop || generated == o.n_predict || interrupt.requested()) break;
     if (session.n_past() >= session.n_ctx()) {
       std::fprintf(stderr, "\nrun: the context (%s) is full; stopping\n",
                    tools::plural(session.n_ctx(), "token").c_str());
@@ -213,6 +217,7 @@ int run(const Options& o) {
   std::fputs(decoder.flush().c_str(), stdout);
   std::fputs("\n", stdout);
   std::fflush(stdout);
+  if (interrupt.requested()) std::fprintf(stderr, "\nrun: interrupted; the figures cover what was generated\n");
 
   const engine::MemoryUsage end = engine::memory_usage();
   const double prefill_ms = ms_between(t_prefill, t_first);
@@ -240,7 +245,7 @@ int run(const Options& o) {
                  mib(session.kv_cache().bytes()).c_str(), engine::kv_type_name(session.kv_cache().type()));
   }
   std::fprintf(stderr, "threads:    %s\n", pool.describe().c_str());
-  return 0;
+  return interrupt.requested() ? tools::StopOnInterrupt::kExitCode : 0;
 }
 
 }  // namespace

@@ -101,4 +101,10 @@ Outcome Child::finish(std::chrono::milliseconds timeout) {
 
 Outcome run(const std::string& binary, const std::vector<std::string>& args) { return Child(binary, args).finish(); }
 
+void synth_tiny_model(const std::string& path) {
+  const Outcome o = run(tool("synth"), {"--arch", "llama", "--n-embd", "64", "--n-layer", "2", "--n-head", "4", "--n-ff",
+                                        "128", "--n-vocab", "300", "--type", "F32", "--no-progress", "-o", path});
+  if (o.exit_code != 0) throw std::runtime_error("synth failed: " + o.err);
+}
+
 }  // namespace tool_test

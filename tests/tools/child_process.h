@@ -45,4 +45,8 @@ class Child {
 // Runs a tool to the end.
 Outcome run(const std::string& binary, const std::vector<std::string>& args);
 
+// Writes a tiny random F32 llama model (2 layers, n_embd 64, the byte-level
+// vocabulary of 300 tokens) to `path` with synth; throws when synth fails.
+void synth_tiny_model(const std::string& path);
+
 }  // namespace tool_test

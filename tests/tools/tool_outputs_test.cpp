@@ -27,10 +27,7 @@ class ToolOutputs : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = engine_test::temp_dir("tool-outputs");
     model_ = (dir_ / "tiny-f32.gguf").string();
-    const tool_test::Outcome o =
-        tool_test::run(tool("synth"), {"--arch", "llama", "--n-embd", "64", "--n-layer", "2", "--n-head", "4", "--n-ff",
-                                       "128", "--n-vocab", "300", "--type", "F32", "--no-progress", "-o", model_});
-    ASSERT_EQ(o.exit_code, 0) << o.err;
+    tool_test::synth_tiny_model(model_);
   }
   static void TearDownTestSuite() { fs::remove_all(dir_); }
   void SetUp() override {
