@@ -17,6 +17,17 @@ tools::Args args(std::vector<std::string> words) {
   return tools::Args(static_cast<int>(argv.size()), argv.data());
 }
 
+// The ArgError message `f` throws, or "" when it throws none.
+template <typename F>
+std::string arg_error(F f) {
+  try {
+    f();
+  } catch (const tools::ArgError& e) {
+    return e.what();
+  }
+  return "";
+}
+
 const std::vector<std::string> kRunOptions = {"-m", "--model", "-n", "--n-predict", "-t", "--threads",
                                               "--temp", "--top-k", "--top-p", "--seed", "--json"};
 
@@ -60,12 +71,7 @@ TEST(ArgsModel, ASecondModelIsAUsageErrorNamingBoth) {
   tools::Args a = args({"a.gguf", "-m", "b.gguf"});
   std::string path;
   ASSERT_TRUE(a.model(path));
-  try {
-    a.model(path);
-    FAIL() << "a second model was accepted";
-  } catch (const tools::ArgError& e) {
-    EXPECT_STREQ(e.what(), "more than one model given ('a.gguf', 'b.gguf')");
-  }
+  EXPECT_EQ(arg_error([&] { a.model(path); }), "more than one model given ('a.gguf', 'b.gguf')");
 }
 
 TEST(ArgsModel, SeveralForATakingTool) {
@@ -89,22 +95,12 @@ TEST(ArgsUnknown, SuggestsFromTheOptionsAskedAbout) {
   std::string s;
   EXPECT_FALSE(a.option({"-t", "--threads"}, n));
   EXPECT_FALSE(a.option({"-p", "--prompt"}, s));
-  try {
-    a.unknown();
-    FAIL() << "unknown() returned";
-  } catch (const tools::ArgError& e) {
-    EXPECT_STREQ(e.what(), "unknown option '--tread'; did you mean '--threads'?");
-  }
+  EXPECT_EQ(arg_error([&] { a.unknown(); }), "unknown option '--tread'; did you mean '--threads'?");
 }
 
 TEST(ArgsUnknown, APlainArgumentNoOneTakes) {
   tools::Args a = args({"extra"});
-  try {
-    a.unknown();
-    FAIL() << "unknown() returned";
-  } catch (const tools::ArgError& e) {
-    EXPECT_STREQ(e.what(), "unexpected argument 'extra'");
-  }
+  EXPECT_EQ(arg_error([&] { a.unknown(); }), "unexpected argument 'extra'");
 }
 
 TEST(Plural, SingularOnlyForOne) {
