@@ -48,6 +48,7 @@ bench::Report example_report() {
                {"Q6_K", "matmul_f32_q8_k_q6_k_4x8_i8mm", "i8mm", "i8mm", false, {}}};
   m.kv_type = "f16";
   m.load_ms = 412;
+  m.rss_before_load_bytes = 4718592;
   m.rss_after_load_bytes = 641728512;
   m.peak_rss_bytes = 702545920;
   m.repacked_bytes = 598736896;
