@@ -12,6 +12,7 @@
 #include "engine/version.h"
 #include "gguf/file.h"
 #include "tools/common/json_writer.h"
+#include "tools/common/log_level.h"
 
 namespace {
 
@@ -264,7 +265,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    engine::set_log_level(engine::LogLevel::off);  // --kernels prints the plan itself
+    tools::set_tool_log_level(engine::LogLevel::off);  // --kernels prints the plan itself
     const gguf::File f = gguf::File::open(opt.path);
     std::optional<engine::KernelPlan> plan;
     if (opt.kernels) {

@@ -11,6 +11,7 @@
 
 #include "engine/log.h"
 #include "tools/common/args.h"
+#include "tools/common/log_level.h"
 #include "tools/common/model_writing/quantize_model.h"
 
 namespace {
@@ -80,7 +81,7 @@ tools::QuantizeOptions parse(int argc, char** argv) {
 int main(int argc, char** argv) {
   try {
     const tools::QuantizeOptions o = parse(argc, argv);
-    engine::set_log_level(engine::LogLevel::warning);
+    tools::set_tool_log_level(engine::LogLevel::warning, o.verbose);
     tools::quantize_model(o);
     return 0;
   } catch (const tools::ArgError& e) {

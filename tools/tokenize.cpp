@@ -12,6 +12,7 @@
 #include "engine/log.h"
 #include "engine/tokenizer/tokenizer.h"
 #include "gguf/file.h"
+#include "tools/common/log_level.h"
 
 namespace {
 
@@ -61,7 +62,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   // Only problems on stderr unless the user asked for more.
-  if (std::getenv("ENGINE_LOG_LEVEL") == nullptr) engine::set_log_level(engine::LogLevel::warning);
+  tools::set_tool_log_level(engine::LogLevel::warning);
   try {
     const gguf::File file = gguf::File::open(model);
     const engine::Tokenizer tokenizer = engine::Tokenizer::from_gguf(file);
