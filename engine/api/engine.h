@@ -102,11 +102,11 @@ engine_status engine_token_to_piece(const engine_model* model, int32_t token, ch
                                     size_t* len);
 
 /* ---- sessions ----
- * CPU use: each session has a thread pool of its own, n_threads threads
- * pinned one per CPU of its plan (the fastest cores first). The thread that
- * calls engine_prefill or engine_decode is thread 0 and works too, but the
- * engine never changes its CPU affinity, nor that of any other thread of the
- * app: only the pool's own workers are pinned.
+ * CPU use: each session has a thread pool of its own, n_threads threads in
+ * all. The thread that calls engine_prefill or engine_decode is thread 0 and
+ * works too, but the engine never changes its CPU affinity, nor that of any
+ * other thread of the app: only the pool's own workers are pinned, one per
+ * CPU of its plan (the fastest cores first).
  * Sessions do not share a pool. Two sessions working at the same time (one
  * per app thread) run both pools on the same fastest cores, and each runs
  * slower than alone; engine_session_create logs a WARNING when the new
