@@ -11,7 +11,7 @@ install(TARGETS engine_shared engine_static EXPORT engineTargets
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/engine)
 foreach(_dir gguf kernels engine)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${_dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/engine/${_dir}
-          FILES_MATCHING PATTERN "*.h")
+          FILES_MATCHING PATTERN "*.h" PATTERN "*.hpp")  # engine/api/engine.hpp: the C++ wrapper
 endforeach()
 if(ENGINE_BUILD_TOOLS)
   install(TARGETS ${ENGINE_TOOL_TARGETS} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

@@ -49,6 +49,10 @@ Session::Session(const Model& model, const SessionParams& params)
   scores_.resize(n_threads_ * (c_.n_head / c_.n_head_kv) * n_ctx_);
   if (params.kv_type == KvType::f16) kv_rows_.resize(n_threads_ * n_ctx_ * (c_.head_dim_k + c_.head_dim_v));
   rope_.resize(b * c_.n_rot);
+  log_debug("session: context " + std::to_string(n_ctx_) + " tokens, batch " + std::to_string(n_batch_) +
+            ", KV cache " + format_bytes(memory_.kv_bytes) + " (" + kv_type_name(params.kv_type) + "), scratch " +
+            format_bytes(memory_.scratch_bytes) + ", " + std::to_string(n_threads_) +
+            (n_threads_ == 1 ? " thread" : " threads"));
 }
 
 void Session::eval(std::span<const int32_t> tokens, bool all_logits) {

@@ -14,6 +14,7 @@
 #include "gguf/file.h"
 #include "tools/common/args.h"
 #include "tools/common/json_writer.h"
+#include "tools/common/log_level.h"
 
 namespace {
 
@@ -259,7 +260,7 @@ Options parse(int argc, char** argv) {
 }
 
 int describe(const Options& opt) {
-  engine::set_log_level(engine::LogLevel::off);  // --kernels prints the plan itself
+  tools::set_tool_log_level(engine::LogLevel::off);  // --kernels prints the plan itself
   const gguf::File f = gguf::File::open(opt.path);
   std::optional<engine::KernelPlan> plan;
   if (opt.kernels) {

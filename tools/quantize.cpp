@@ -12,6 +12,7 @@
 #include "engine/log.h"
 #include "tools/common/args.h"
 #include "tools/common/plural.h"
+#include "tools/common/log_level.h"
 #include "tools/common/model_writing/quantize_model.h"
 
 namespace {
@@ -89,7 +90,7 @@ tools::QuantizeOptions parse(int argc, char** argv) {
 int main(int argc, char** argv) {
   return tools::tool_main("quantize", usage, argc, [&] {
     const tools::QuantizeOptions o = parse(argc, argv);
-    engine::set_log_level(engine::LogLevel::warning);
+    tools::set_tool_log_level(engine::LogLevel::warning, o.verbose);
     tools::quantize_model(o);
     return 0;
   });

@@ -26,6 +26,7 @@
 #include "tools/common/interrupt.h"
 #include "tools/common/json_writer.h"
 #include "tools/common/plural.h"
+#include "tools/common/log_level.h"
 #include "tools/common/sampler_args.h"
 
 namespace {
@@ -142,7 +143,7 @@ int dump_logits(engine::Session& session, const std::vector<int32_t>& ids, const
 }
 
 int run(const Options& o) {
-  if (!o.verbose) engine::set_log_level(engine::LogLevel::warning);
+  tools::set_tool_log_level(engine::LogLevel::warning, o.verbose);
   if (!o.dump_logits.empty()) gguf::resolve_output_path(o.dump_logits);  // before the model loads
   const auto t_load = Clock::now();
   const auto model = engine::Model::load(o.model);
@@ -159,7 +160,7 @@ int run(const Options& o) {
   thread_options.n_threads = static_cast<size_t>(o.n_threads);
   if (!o.cpus.empty()) thread_options.set_cpus(o.cpus);
   const engine::ThreadPlan plan = engine::ThreadPlan::make(engine::CpuTopology::detect(), thread_options);
-  engine::ThreadPool pool(plan);
+  engine::ThreadPool pool(plan, {.pin_caller = true});  // the tool's main thread is its own to pin
   engine::SessionParams sp;
   sp.n_ctx = static_cast<uint32_t>(o.n_ctx);
   sp.n_batch = static_cast<uint32_t>(o.n_batch);

@@ -13,6 +13,7 @@
 
 #include "engine/log.h"
 #include "tools/common/args.h"
+#include "tools/common/log_level.h"
 #include "tools/common/model_writing/synth_model.h"
 
 namespace {
@@ -195,7 +196,7 @@ tools::SynthOptions parse(int argc, char** argv) {
 int main(int argc, char** argv) {
   return tools::tool_main("synth", usage, argc, [&] {
     const tools::SynthOptions o = parse(argc, argv);
-    engine::set_log_level(engine::LogLevel::warning);
+    tools::set_tool_log_level(engine::LogLevel::warning, o.verbose);
     tools::synth_model(o);
     return 0;
   });

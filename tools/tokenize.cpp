@@ -14,6 +14,7 @@
 #include "engine/tokenizer/tokenizer.h"
 #include "gguf/file.h"
 #include "tools/common/args.h"
+#include "tools/common/log_level.h"
 
 namespace {
 
@@ -61,7 +62,7 @@ Options parse(int argc, char** argv) {
 
 int tokenize(const Options& o) {
   // Only problems on stderr unless the user asked for more.
-  if (std::getenv("ENGINE_LOG_LEVEL") == nullptr) engine::set_log_level(engine::LogLevel::warning);
+  tools::set_tool_log_level(engine::LogLevel::warning);
   const gguf::File file = gguf::File::open(o.model);
   const engine::Tokenizer tokenizer = engine::Tokenizer::from_gguf(file);
   const std::vector<int32_t> ids = tokenizer.encode(read_stdin(), o.bos, o.special);

@@ -11,6 +11,7 @@
 
 #include "engine/api/engine.h"
 #include "engine/api/handle_table.h"
+#include "engine/api/last_error.h"
 #include "engine/error.h"
 #include "engine/model.h"
 #include "engine/sampler.h"
@@ -25,6 +26,7 @@
 namespace {
 
 using engine::api_detail::Access;
+using engine::api_detail::fail;
 using engine::api_detail::Claim;
 using engine::api_detail::handle_table;
 using engine::api_detail::Kind;
@@ -61,12 +63,6 @@ Handle* handle_of(uintptr_t id) {
   return reinterpret_cast<Handle*>(id);
 }
 
-thread_local std::string t_last_error;
-
-engine_status fail(engine_status status, std::string message) {
-  t_last_error = std::move(message);
-  return status;
-}
 
 // The status of a claim or removal that did not succeed.
 engine_status refused(Status s, const std::string& what, const char* noun) {
@@ -87,17 +83,18 @@ engine_status refused(Status s, const std::string& what, const char* noun) {
 template <class Fn>
 engine_status guarded(const char* what, Fn&& fn) {
   try {
-    t_last_error.clear();
+    engine::api_detail::clear_last_error();
     return fn();
   } catch (const gguf::Error& e) {
     return fail(ENGINE_ERR_MODEL, e.what());
   } catch (const engine::ModelError& e) {
     return fail(ENGINE_ERR_MODEL, e.what());
   } catch (const engine::ResourceError& e) {
-    return fail(ENGINE_ERR_OUT_OF_MEMORY, e.what());
+    return fail(ENGINE_ERR_OUT_OF_MEMORY, std::string(what) + ": " + e.what());
   } catch (const engine::Error& e) {
     const std::string msg = e.what();
-    return fail(msg.rfind("context full", 0) == 0 ? ENGINE_ERR_CONTEXT_FULL : ENGINE_ERR_INVALID_ARGUMENT, msg);
+    return fail(msg.rfind("context full", 0) == 0 ? ENGINE_ERR_CONTEXT_FULL : ENGINE_ERR_INVALID_ARGUMENT,
+                std::string(what) + ": " + msg);
   } catch (const std::bad_alloc&) {
     return fail(ENGINE_ERR_OUT_OF_MEMORY, std::string(what) + ": out of memory");
   } catch (const std::exception& e) {
@@ -115,7 +112,35 @@ R model_property(const engine_model* m, R bad, Fn&& fn) {
   return result;
 }
 
+// engine_prefill and engine_decode; `what` is the C function, named in every
+// message (a decode on a freed session once blamed engine_prefill).
+engine_status evaluate(const char* what, engine_session* session, const int32_t* tokens, size_t n) {
+  SessionClaim s(session);
+  if (s.status() != Status::ok) return refused(s.status(), what, "session");
+  if (tokens == nullptr || n == 0) return fail(ENGINE_ERR_INVALID_ARGUMENT, std::string(what) + ": no tokens");
+  return guarded(what, [&] {
+    // A failed evaluation leaves no logits (the session cleared them).
+    s->has_logits = false;
+    s->session->eval({tokens, n});
+    s->has_logits = true;
+    s->n_past.store(s->session->n_past());
+    return ENGINE_OK;
+  });
+}
+
+thread_local std::string t_last_error;
+
 }  // namespace
+
+namespace engine::api_detail {
+
+engine_status fail(engine_status status, std::string message) {
+  t_last_error = std::move(message);
+  return status;
+}
+void clear_last_error() { t_last_error.clear(); }
+
+}  // namespace engine::api_detail
 
 extern "C" {
 
@@ -280,20 +305,12 @@ engine_status engine_session_free(engine_session* session) {
 }
 
 engine_status engine_prefill(engine_session* session, const int32_t* tokens, size_t n) {
-  SessionClaim s(session);
-  if (s.status() != Status::ok) return refused(s.status(), "engine_prefill", "session");
-  if (tokens == nullptr || n == 0) return fail(ENGINE_ERR_INVALID_ARGUMENT, "engine_prefill: no tokens");
-  return guarded("engine_prefill", [&] {
-    // A failed evaluation leaves no logits (the session cleared them).
-    s->has_logits = false;
-    s->session->eval({tokens, n});
-    s->has_logits = true;
-    s->n_past.store(s->session->n_past());
-    return ENGINE_OK;
-  });
+  return evaluate("engine_prefill", session, tokens, n);
 }
 
-engine_status engine_decode(engine_session* s, int32_t token) { return engine_prefill(s, &token, 1); }
+engine_status engine_decode(engine_session* session, int32_t token) {
+  return evaluate("engine_decode", session, &token, 1);
+}
 
 engine_status engine_logits(engine_session* session, const float** logits, size_t* n_vocab) {
   SessionClaim s(session);

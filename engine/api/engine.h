@@ -53,6 +53,34 @@ const char* engine_last_error(void);
 const char* engine_status_name(engine_status status);
 const char* engine_version(void);
 
+/* ---- logging ----
+ * The engine logs what it decided (kernels per weight type, thread placement)
+ * and what went wrong or will be slow (fallbacks, pinning failures,
+ * oversubscribed CPUs). By default the lines go to stderr ("engine: WARNING:
+ * ..."), at level info or at $ENGINE_LOG_LEVEL (debug, info, warning, error,
+ * off) when that is set. Both functions are thread-safe and may be called at
+ * any time, before or after models are loaded. */
+typedef enum engine_log_level {
+  ENGINE_LOG_DEBUG = 0,
+  ENGINE_LOG_INFO = 1,
+  ENGINE_LOG_WARNING = 2,
+  ENGINE_LOG_ERROR = 3,
+  ENGINE_LOG_OFF = 4 /* nothing is logged */
+} engine_log_level;
+/* Messages below `level` are dropped, whoever receives them. A value outside
+ * the enum is ENGINE_ERR_INVALID_ARGUMENT and changes nothing. */
+engine_status engine_set_log_level(engine_log_level level);
+/* One message: the level it was logged at and its text (NUL-terminated, no
+ * "engine:" prefix, no newline), valid only during the call. */
+typedef void (*engine_log_callback)(engine_log_level level, const char* message, void* user);
+/* Sends every message that passes the level to `callback` (with `user`)
+ * instead of stderr, e.g. to Android's logcat or the app's own log; NULL
+ * restores stderr. Calls are serialized (one message at a time, from whichever
+ * thread logs it), and once engine_set_log_callback returns, the previous
+ * callback is never called again, so its `user` may be freed. The callback must
+ * not call the engine (a call that logs would wait for the callback itself). */
+engine_status engine_set_log_callback(engine_log_callback callback, void* user);
+
 /* ---- models ---- */
 /* Maps the file read-only, validates it and chooses the kernels (logged). */
 engine_status engine_model_load(const char* path, engine_model** out);
@@ -73,7 +101,18 @@ engine_status engine_tokenize(const engine_model* model, const char* text, size_
 engine_status engine_token_to_piece(const engine_model* model, int32_t token, char* buf, size_t capacity,
                                     size_t* len);
 
-/* ---- sessions ---- */
+/* ---- sessions ----
+ * CPU use: each session has a thread pool of its own, n_threads threads in
+ * all. The thread that calls engine_prefill or engine_decode is thread 0 and
+ * works too, but the engine never changes its CPU affinity, nor that of any
+ * other thread of the app: only the pool's own workers are pinned, one per
+ * CPU of its plan (the fastest cores first).
+ * Sessions do not share a pool. Two sessions working at the same time (one
+ * per app thread) run both pools on the same fastest cores, and each runs
+ * slower than alone; engine_session_create logs a WARNING when the new
+ * session's threads and those of the sessions alive add up to more than the
+ * CPUs this process may use. Give such sessions fewer threads (n_threads),
+ * disjoint CPUs (cpus), or let them take turns. */
 typedef enum engine_kv_type { ENGINE_KV_F16 = 0, ENGINE_KV_F32 = 1 } engine_kv_type;
 typedef struct engine_session_params {
   uint32_t n_ctx;   /* 0: the model's training context, at most 4096 */
@@ -106,12 +145,12 @@ engine_status engine_session_reset(engine_session* session);
 /* Where the session's threads run: per thread, the CPU asked for, whether
  * pinning worked (with errno when not), and the CPU it was last seen on. */
 typedef enum engine_pin_state {
-  ENGINE_PIN_NOT_PINNED = 0, /* the plan did not ask (cpus "none", or no topology) */
+  ENGINE_PIN_NOT_PINNED = 0, /* thread 0 (the app's), or the plan did not ask (cpus "none", no topology) */
   ENGINE_PIN_PINNED = 1,
   ENGINE_PIN_FAILED = 2
 } engine_pin_state;
 typedef struct engine_worker_info {
-  int32_t thread;    /* 0: the thread that created the session (it works too) */
+  int32_t thread;    /* 0: the app's thread that calls engine_decode (it works too, never pinned) */
   int32_t cpu_asked; /* -1: none */
   engine_pin_state pin;
   int32_t pin_errno; /* errno of the failed sched_setaffinity, else 0 */

@@ -27,6 +27,13 @@ inline void check(engine_status s) {
   if (s != ENGINE_OK) throw Error(s, engine_last_error());
 }
 
+// The engine's log (engine.h): messages below `level` are dropped; a callback
+// receives them instead of stderr (nullptr restores stderr). Thread-safe.
+inline void set_log_level(engine_log_level level) { check(engine_set_log_level(level)); }
+inline void set_log_callback(engine_log_callback callback, void* user = nullptr) {
+  check(engine_set_log_callback(callback, user));
+}
+
 template <class Handle, engine_status (*Free)(Handle*)>
 class Owned {
  public:

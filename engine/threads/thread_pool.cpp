@@ -124,6 +124,10 @@ std::string errno_text(int e) {
 // after every sleep: enough to see migrations, cheap enough for decode.
 constexpr uint64_t kCpuSampleRounds = 256;
 
+// The threads of every pool alive in this process, each pool's caller
+// included (it works too): what warn_if_oversubscribed compares with the CPUs.
+std::atomic<size_t> g_live_pool_threads{0};
+
 }  // namespace
 
 std::string WorkerReport::describe() const {
@@ -139,7 +143,7 @@ std::string WorkerReport::describe() const {
       out += "cpu " + std::to_string(cpu_asked) + " pinning failed (" + errno_text(pin_error) + ")";
       break;
     case Pin::not_pinned:
-      out += "not pinned";
+      out += thread == 0 && cpu_asked >= 0 ? "not pinned (the calling thread is the app's)" : "not pinned";
       break;
   }
   out += last_cpu >= 0 ? ", last seen on cpu " + std::to_string(last_cpu) : ", last CPU unknown";
@@ -154,13 +158,16 @@ ThreadPool::ThreadPool(const ThreadPlan& plan, PoolOptions options)
       owner_(std::this_thread::get_id()),
       slots_(new Worker[plan_.size()]) {
   for (size_t t = 0; t < n_threads_; ++t) slots_[t].cpu_asked = plan_.cpus[t];
+  // The CPUs this process may use, as the constructing thread sees them before
+  // this pool pins anything.
+  const auto caller_cpus = os::thread_affinity();
+  const size_t allowed_cpus = caller_cpus ? caller_cpus->size() : std::max(1u, std::thread::hardware_concurrency());
   Worker& caller = slots_[0];
   if (caller.cpu_asked >= 0 && options_.pin_caller) {
-    const auto previous = os::thread_affinity();
     const int e = os::pin_thread_to(caller.cpu_asked);
     caller.pin = e == 0 ? WorkerReport::Pin::pinned : WorkerReport::Pin::failed;
     caller.pin_error = e;
-    if (e == 0 && previous) owner_affinity_ = *previous;
+    if (e == 0 && caller_cpus) owner_affinity_ = *caller_cpus;
   }
   caller.last_cpu.store(os::current_cpu(), std::memory_order_relaxed);
 
@@ -187,9 +194,29 @@ ThreadPool::ThreadPool(const ThreadPlan& plan, PoolOptions options)
                   " failed (" + errno_text(r.nice_error) + "); it keeps the inherited priority");
     }
   }
+  warn_if_oversubscribed(allowed_cpus);
 }
 
-ThreadPool::~ThreadPool() { shutdown(); }
+ThreadPool::~ThreadPool() {
+  shutdown();
+  if (counted_) g_live_pool_threads.fetch_sub(n_threads_, std::memory_order_relaxed);
+}
+
+// One pool with more threads than CPUs is its plan's warning (ThreadPlan::make
+// names the threads that share); here, pools that each fit but crowd each
+// other. Every session has a pool of its own, so two sessions decoding at once
+// from two threads run twice the threads on the same CPUs.
+void ThreadPool::warn_if_oversubscribed(size_t allowed_cpus) {
+  const size_t others = g_live_pool_threads.fetch_add(n_threads_, std::memory_order_relaxed);
+  counted_ = true;
+  if (others == 0 || others + n_threads_ <= allowed_cpus) return;
+  log_warning("thread pool: its " + std::to_string(n_threads_) + " threads and " + std::to_string(others) +
+              " more in other thread pools alive in this process (other sessions) add up to " +
+              std::to_string(others + n_threads_) + " threads on the " + std::to_string(allowed_cpus) +
+              " CPUs this process may use. Expected effect: when the sessions work at the same time, their threads "
+              "preempt each other in the middle of every step and each runs slower than alone. Recommended: fewer "
+              "threads per session (n_threads, --threads) so that the sum fits the CPUs, or sessions that take turns.");
+}
 
 void ThreadPool::shutdown() {
   {

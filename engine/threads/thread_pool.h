@@ -10,10 +10,18 @@
 // - an idle engine (the user is typing) must use no CPU, so after `spin` they
 //   sleep on a condition variable until the next run().
 //
-// Placement follows a ThreadPlan: each worker pins itself to its CPU at start;
-// thread 0 (the thread that builds the pool) is pinned too and gets its
-// previous affinity back when the pool is destroyed on that same thread.
-// report() says, per thread, what was asked and what happened.
+// Placement follows a ThreadPlan: each worker pins itself to its CPU at start.
+// Thread 0 (the thread that calls run()) belongs to the app: it is left where
+// it is unless PoolOptions::pin_caller asks (the tools do, for their main
+// thread), and then gets its previous affinity back when the pool is destroyed
+// on that same thread. report() says, per thread, what was asked and what
+// happened.
+//
+// Pools do not share CPUs knowingly: each pool (one per session) pins to its
+// own plan. When a new pool's threads and those of the pools alive in the
+// process add up to more than the CPUs this process may use (two sessions
+// decoding at once), the constructor logs a WARNING: the threads then preempt
+// each other mid-step.
 //
 // Nesting: run() called from inside a task of the same pool runs all of its
 // tasks inline on the calling thread, with that thread's index: the pool is
@@ -60,8 +68,10 @@ struct PoolOptions {
   // How long an idle thread spins before it sleeps. 0: sleep at once (lowest
   // CPU use; every run() then pays a wake-up per worker).
   std::chrono::microseconds spin{1000};
-  // Pin the constructing thread to plan.cpus[0] (restored by the destructor).
-  bool pin_caller = true;
+  // Pin the constructing thread (thread 0) to plan.cpus[0], restored by the
+  // destructor. Off by default: a library must not change its caller's thread
+  // (an app's thread pinned to one CPU stayed there for the session's life).
+  bool pin_caller = false;
 };
 
 class ThreadPool {
@@ -109,6 +119,7 @@ class ThreadPool {
   uint64_t wait_for_round(uint64_t seen, Worker& self);
   void wait_for_workers();
   void shutdown();  // stops and joins the workers, restores the caller's affinity
+  void warn_if_oversubscribed(size_t allowed_cpus);  // counts this pool among the live ones
 
   ThreadPlan plan_;
   PoolOptions options_;
@@ -116,6 +127,7 @@ class ThreadPool {
   bool task_timing_ = false;  // changed only between runs; a round's start publishes it
   std::thread::id owner_;
   std::vector<int> owner_affinity_;  // to restore; empty: nothing to restore
+  bool counted_ = false;             // this pool's threads are in the process-wide count
   std::unique_ptr<Worker[]> slots_;  // per thread, 0 = the caller
   std::vector<std::thread> threads_;
   std::mutex run_mutex_;             // one run() at a time

@@ -8,8 +8,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "engine/api/engine.h"
@@ -69,6 +71,49 @@ TEST_F(CApiMisuse, AFreedHandleStaysInvalidAfterNewOnes) {
   EXPECT_EQ(engine_model_free(reinterpret_cast<engine_model*>(sampler)), ENGINE_ERR_INVALID_HANDLE);
   EXPECT_EQ(engine_sampler_free(sampler), ENGINE_OK);
   EXPECT_EQ(engine_sampler_free(sampler), ENGINE_ERR_INVALID_HANDLE);
+}
+
+// Each function names itself in its message: engine_decode on a freed session
+// once reported "engine_prefill: invalid, freed or null handle".
+TEST_F(CApiMisuse, EveryFunctionNamesItselfOnAFreedHandle) {
+  engine_session* s = session();
+  ASSERT_EQ(engine_session_free(s), ENGINE_OK);
+  engine_sampler* sampler = nullptr;
+  ASSERT_EQ(engine_sampler_create(nullptr, &sampler), ENGINE_OK);
+  ASSERT_EQ(engine_sampler_free(sampler), ENGINE_OK);
+  engine_model* model = nullptr;
+  ASSERT_EQ(engine_model_load(path_.c_str(), &model), ENGINE_OK) << engine_last_error();
+  ASSERT_EQ(engine_model_free(model), ENGINE_OK);
+  int32_t token = 1;
+  size_t n = 0;
+  const float* logits = nullptr;
+  engine_worker_info info{};
+  char piece[8];
+  engine_session* out = nullptr;
+  engine_sampler* live = nullptr;  // engine_sample checks the sampler first
+  ASSERT_EQ(engine_sampler_create(nullptr, &live), ENGINE_OK);
+  const std::vector<std::pair<std::string, std::function<engine_status()>>> calls = {
+      {"engine_prefill", [&] { return engine_prefill(s, &token, 1); }},
+      {"engine_decode", [&] { return engine_decode(s, token); }},
+      {"engine_logits", [&] { return engine_logits(s, &logits, &n); }},
+      {"engine_session_reset", [&] { return engine_session_reset(s); }},
+      {"engine_session_workers", [&] { return engine_session_workers(s, &info, 1, &n); }},
+      {"engine_session_free", [&] { return engine_session_free(s); }},
+      {"engine_sample (session)", [&] { return engine_sample(live, s, &token); }},
+      {"engine_sample (sampler)", [&] { return engine_sample(sampler, s, &token); }},
+      {"engine_sampler_accept", [&] { return engine_sampler_accept(sampler, token); }},
+      {"engine_sampler_free", [&] { return engine_sampler_free(sampler); }},
+      {"engine_tokenize", [&] { return engine_tokenize(model, "a", 1, false, false, &token, 1, &n); }},
+      {"engine_token_to_piece", [&] { return engine_token_to_piece(model, 1, piece, sizeof piece, &n); }},
+      {"engine_session_create", [&] { return engine_session_create(model, nullptr, &out); }},
+      {"engine_model_free", [&] { return engine_model_free(model); }},
+  };
+  for (const auto& [name, call] : calls) {
+    EXPECT_EQ(call(), ENGINE_ERR_INVALID_HANDLE) << name;
+    EXPECT_EQ(std::string(engine_last_error()).rfind(name + ": invalid, freed or null handle", 0), 0u)
+        << name << " said: " << engine_last_error();
+  }
+  EXPECT_EQ(engine_sampler_free(live), ENGINE_OK);
 }
 
 TEST_F(CApiMisuse, NullPointersEverywhere) {

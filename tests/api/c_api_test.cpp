@@ -40,7 +40,8 @@ class CApi : public ::testing::Test {
 };
 
 // The API reports where each of the session's threads runs; on this machine
-// pinning works, so every thread is pinned to the CPU it asked for.
+// pinning works, so every worker is pinned to the CPU it asked for, and thread
+// 0, the app's own, is left alone.
 TEST_F(CApi, ReportsWhereEachThreadRuns) {
   engine_session* s = new_session();
   ASSERT_NE(s, nullptr);
@@ -51,6 +52,7 @@ TEST_F(CApi, ReportsWhereEachThreadRuns) {
   ASSERT_GE(n, 1u);
   std::vector<engine_worker_info> workers(n);
   ASSERT_EQ(engine_session_workers(s, workers.data(), workers.size(), &n), ENGINE_OK) << engine_last_error();
+  EXPECT_EQ(workers[0].pin, ENGINE_PIN_NOT_PINNED);
   for (size_t i = 0; i < n; ++i) {
     EXPECT_EQ(workers[i].thread, static_cast<int32_t>(i));
     if (workers[i].pin == ENGINE_PIN_PINNED) {

@@ -1,6 +1,7 @@
 # Installs the build into a scratch prefix, builds the consumer apps against it
-# with find_package(engine) (a C++ one and a C one using the C API), and runs
-# each linked shared and static.
+# with find_package(engine) (a C++ one, one using the C++ wrapper, a C one
+# using the C API, and that C one again in a project that enables only C), and
+# runs each linked shared and static.
 # Arguments: BUILD_DIR, SOURCE_DIR, WORK_DIR, MODEL, GENERATOR.
 if(NOT EXISTS ${MODEL})
   message("SKIPPED: missing shared file ${MODEL}")
@@ -18,6 +19,9 @@ run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix)
 run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/install/consumer -B ${WORK_DIR}/build -G ${GENERATOR}
     -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
+run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/install/consumer_c -B ${WORK_DIR}/build_c -G ${GENERATOR}
+    -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix)
+run(${CMAKE_COMMAND} --build ${WORK_DIR}/build_c)
 foreach(app consumer_shared consumer_static)
   run(${WORK_DIR}/build/${app} ${MODEL})
   message(STATUS "${app}: ${last_output}")
@@ -25,8 +29,9 @@ foreach(app consumer_shared consumer_static)
     message(FATAL_ERROR "${app} printed: ${last_output}")
   endif()
 endforeach()
-foreach(app generate_shared generate_static)
-  run(${WORK_DIR}/build/${app} ${MODEL} "Once upon a time")
+foreach(app build/generate_shared build/generate_static build/wrapper_shared build/wrapper_static
+        build_c/generate_c_shared build_c/generate_c_static)
+  run(${WORK_DIR}/${app} ${MODEL} "Once upon a time")
   message(STATUS "${app}: ${last_output}")
   if(NOT last_output MATCHES "^Once upon a time, there was a little girl named Lily")
     message(FATAL_ERROR "${app} printed: ${last_output}")

@@ -219,9 +219,6 @@ TEST(ThreadPool, ReportsUnpinnedThreads) {
   std::printf("%s\n", pool.describe().c_str());
 }
 
-// Affinity really applied: pin the caller to CPU 0, and a worker to the last
-// allowed CPU, and watch sched_getcpu. Skipped, with the reason, where the
-// system refuses (a cpuset without CPU 0, a sandbox without the syscall).
 // The description lists a screenful of workers and counts the rest.
 TEST(ThreadPool, DescriptionSummarisesWorkersPastAScreenful) {
   engine::ThreadPool pool(engine::ThreadPlan::unpinned(40));
@@ -231,6 +228,10 @@ TEST(ThreadPool, DescriptionSummarisesWorkersPastAScreenful) {
   EXPECT_TRUE(threads_test::contains(text, "\n  t16-t39: 0 pinned, 0 pinning failed, 24 not pinned")) << text;
 }
 
+// Affinity really applied: pin the caller to CPU 0 (pin_caller, as the tools
+// ask), and a worker to the last allowed CPU, and watch sched_getcpu. Skipped,
+// with the reason, where the system refuses (a cpuset without CPU 0, a sandbox
+// without the syscall).
 TEST(ThreadPool, PinsToCpu0OnThisMachine) {
   if (!engine::os::affinity_supported()) GTEST_SKIP() << "no thread affinity on this OS";
   const auto before = engine::os::thread_affinity();
@@ -244,7 +245,9 @@ TEST(ThreadPool, PinsToCpu0OnThisMachine) {
   plan.roles = {"test", "test"};
   plan.affinity = engine::Affinity::list;
   {
-    ThreadPool pool(plan, spin(100));
+    PoolOptions options = spin(100);
+    options.pin_caller = true;
+    ThreadPool pool(plan, options);
     const std::vector<WorkerReport> report = pool.report();
     std::printf("%s\n", pool.describe().c_str());
     if (report[0].pin == WorkerReport::Pin::failed) {

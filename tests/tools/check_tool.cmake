@@ -2,10 +2,10 @@
 # found in stdout+stderr and none in REJECT, for JSON_LENGTH entries "<key>=<n>" that stdout is
 # JSON whose top-level array <key> has n elements, and with STDOUT_FROM_JSON
 # "<file>;<key>;<key>..." that stdout is exactly that JSON string plus a
-# newline. STDIN_TEXT is fed to the command's standard input. Skips when
-# REQUIRES is missing.
+# newline. STDIN_TEXT is fed to the command's standard input; TOOL_ENV entries
+# "<var>=<value>" are set in its environment. Skips when REQUIRES is missing.
 # Lists arrive joined by "@@" (ctest would split them at ";").
-foreach(var COMMAND EXPECT REJECT JSON_LENGTH STDOUT_FROM_JSON)
+foreach(var COMMAND EXPECT REJECT TOOL_ENV JSON_LENGTH STDOUT_FROM_JSON)
   string(REPLACE "@@" ";" ${var} "${${var}}")
 endforeach()
 if(REQUIRES AND NOT EXISTS "${REQUIRES}")
@@ -19,6 +19,10 @@ if(DEFINED STDIN_TEXT AND NOT STDIN_TEXT STREQUAL "")
   file(WRITE "${input_file}" "${STDIN_TEXT}")
   set(input_args INPUT_FILE "${input_file}")
 endif()
+foreach(entry IN LISTS TOOL_ENV)
+  string(REGEX MATCH "^([^=]+)=(.*)$" _ "${entry}")
+  set(ENV{${CMAKE_MATCH_1}} "${CMAKE_MATCH_2}")
+endforeach()
 execute_process(COMMAND ${COMMAND} ${input_args} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(input_args)
   file(REMOVE "${input_file}")

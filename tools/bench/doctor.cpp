@@ -20,6 +20,7 @@
 #include "tools/bench/environment.h"
 #include "tools/bench/model_info.h"
 #include "tools/common/args.h"
+#include "tools/common/log_level.h"
 
 namespace {
 
@@ -54,7 +55,7 @@ int run(int argc, char** argv) {
   }
   if (threads < 0) throw tools::ArgError("-t must be >= 0");
 
-  engine::set_log_level(engine::LogLevel::error);
+  tools::set_tool_log_level(engine::LogLevel::error);
   const bench::FsRoot fs(root);
   const engine::CpuTopology topology = engine::CpuTopology::detect(root);
   bench::DoctorInput in;

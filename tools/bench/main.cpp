@@ -21,6 +21,7 @@
 #include "tools/bench/svg_plot.h"
 #include "tools/bench/text_util.h"
 #include "tools/common/args.h"
+#include "tools/common/log_level.h"
 
 namespace {
 
@@ -176,7 +177,7 @@ Cli parse(int argc, char** argv) {
 
 int run(int argc, char** argv) {
   Cli c = parse(argc, argv);
-  engine::set_log_level(c.verbose ? engine::LogLevel::info : engine::LogLevel::warning);
+  tools::set_tool_log_level(engine::LogLevel::warning, c.verbose);
   if (!c.compare_a.empty()) {
     const bench::Report a = bench::read_report_file(c.compare_a);
     const bench::Report b = bench::read_report_file(c.compare_b);

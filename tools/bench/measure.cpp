@@ -336,7 +336,7 @@ Report run_bench(const BenchOptions& o, const std::string& command_line) {
       topt.n_threads = static_cast<size_t>(n_threads);
       if (!o.cpus.empty()) topt.set_cpus(o.cpus);
       const engine::ThreadPlan plan = engine::ThreadPlan::make(topology, topt);
-      engine::ThreadPool pool(plan);
+      engine::ThreadPool pool(plan, {.pin_caller = true});  // the tool's main thread is its own to pin
       bool probe_peak_cleared = false;
       run.probe.llc_bytes = report.device.llc_bytes;
       if (o.probe) {
