@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
+#include <variant>
 
 #include "engine/error.h"
 #include "engine/log.h"
@@ -12,7 +14,7 @@
 namespace engine {
 namespace {
 
-std::string shape_of(std::initializer_list<uint64_t> shape) {
+std::string shape_of(const std::vector<uint64_t>& shape) {
   std::string s = "[";
   for (uint64_t d : shape) {
     if (s.size() > 1) s.append(", ");
@@ -28,7 +30,7 @@ uint64_t packed_bytes(const kernels::MatmulKernel& kernel, uint64_t out, uint64_
 
 }  // namespace
 
-const gguf::TensorInfo& Model::require(const std::string& name, std::initializer_list<uint64_t> shape) const {
+const gguf::TensorInfo& Model::require(const std::string& name, const std::vector<uint64_t>& shape) const {
   const gguf::TensorInfo* t = file_.find_tensor(name);
   if (t == nullptr) throw ModelError(file_.path() + ": tensor '" + name + "' is missing");
   bool same = t->n_dims == shape.size();
@@ -41,17 +43,15 @@ const gguf::TensorInfo& Model::require(const std::string& name, std::initializer
   return *t;
 }
 
-std::vector<float> Model::load_vector(const std::string& name, uint64_t n, bool required) {
-  if (!required && file_.find_tensor(name) == nullptr) return {};
-  const gguf::TensorInfo& t = require(name, {n});
+std::vector<float> Model::load_vector(const gguf::TensorInfo& t) {
   const kernels::ref::TypeOps* ops = kernels::ref::type_ops(t.type);
   if (ops == nullptr) {
-    throw ModelError(file_.path() + ": tensor '" + name + "' has type " + std::string(gguf::type_name(t.type)) +
-                ", which the engine cannot read");
+    throw ModelError(file_.path() + ": tensor '" + std::string(t.name) + "' has type " +
+                     std::string(gguf::type_name(t.type)) + ", which the engine cannot read");
   }
-  std::vector<float> v(n);
-  ops->dequantize_row(file_.tensor_data(t), v.data(), n);
-  heap_weight_bytes_ += n * sizeof(float);
+  std::vector<float> v(t.n_elements);
+  ops->dequantize_row(file_.tensor_data(t), v.data(), t.n_elements);
+  heap_weight_bytes_ += t.n_elements * sizeof(float);
   return v;
 }
 
@@ -83,8 +83,45 @@ Linear Model::make_linear(const gguf::TensorInfo& t) {
   return l;
 }
 
-Linear Model::load_linear(const std::string& name, uint64_t in, uint64_t out) {
-  return make_linear(require(name, {in, out}));
+// One row of the description's tensor table: found by name, checked against
+// the shape the hyperparameters give, and put where its slot says.
+void Model::load_tensor(const arch::TensorSpec& spec, uint32_t il) {
+  const std::string name = arch::tensor_name(spec, il);
+  const std::vector<uint64_t> shape = arch::tensor_shape(spec, config_, il);
+  const gguf::TensorInfo* t = file_.find_tensor(name);
+  if (t == nullptr && !spec.required) {
+    if (spec.fallback == nullptr) return;
+    t = file_.find_tensor(spec.fallback);
+    if (t == nullptr) throw ModelError(file_.path() + ": tensor '" + std::string(spec.fallback) + "' is missing");
+    log_info("model " + file_.path() + ": no " + name + ", " + std::string(spec.fallback) + " stands in for it (tied)");
+  } else {
+    t = &require(name, shape);
+  }
+  LayerWeights* layer = spec.per_layer ? &layers_[il] : nullptr;
+  const auto linear = [&](Linear& slot) {
+    slot = make_linear(*t);
+    matrices_.push_back(&slot);
+  };
+  std::visit(
+      [&](auto member) {
+        using M = decltype(member);
+        if constexpr (std::is_same_v<M, Linear GlobalWeights::*>) {
+          linear(globals_.*member);
+        } else if constexpr (std::is_same_v<M, std::vector<float> GlobalWeights::*>) {
+          globals_.*member = load_vector(*t);
+        } else if constexpr (std::is_same_v<M, Linear LayerWeights::*>) {
+          linear(layer->*member);
+        } else if constexpr (std::is_same_v<M, std::vector<float> LayerWeights::*>) {
+          layer->*member = load_vector(*t);
+        } else {  // the embedding table: read a row at a time from the mapping
+          token_embd_ = t;
+          if (kernels::ref::type_ops(t->type) == nullptr) {
+            throw ModelError(file_.path() + ": " + name + " has type " + std::string(gguf::type_name(t->type)) +
+                             ", which the engine cannot read");
+          }
+        }
+      },
+      spec.slot);
 }
 
 std::unique_ptr<Model> Model::load(const std::string& path) { return load(gguf::File::open(path)); }
@@ -96,14 +133,6 @@ std::unique_ptr<Model> Model::load(gguf::File file) {
   ModelConfig& c = m->config_;
   c = ModelConfig::from_gguf(f);
   log_info("model " + path + ": " + c.describe());
-  // Each block has at least 9 tensors: a block_count the tensor list cannot
-  // back is refused before sizing anything by it.
-  if (uint64_t{c.n_layer} * 9 > f.tensors().size()) {
-    throw ModelError(path + ": block_count " + std::to_string(c.n_layer) + " needs at least " +
-                     std::to_string(uint64_t{c.n_layer} * 9) + " tensors, the file has " +
-                     std::to_string(f.tensors().size()));
-  }
-
   // One kernel per weight type of the matrices (2-D tensors), chosen once.
   std::vector<gguf::GgmlType> types;
   for (const auto& t : f.tensors()) {
@@ -113,41 +142,15 @@ std::unique_ptr<Model> Model::load(gguf::File file) {
   m->reserve_repacked();
   m->pack_threads_ = pack_threads();
 
-  m->token_embd_ = &m->require("token_embd.weight", {c.n_embd, c.n_vocab});
-  if (kernels::ref::type_ops(m->token_embd_->type) == nullptr) {
-    throw ModelError(path + ": token_embd.weight has type " + std::string(gguf::type_name(m->token_embd_->type)) +
-                ", which the engine cannot read");
-  }
-  m->output_norm_ = m->load_vector("output_norm.weight", c.n_embd);
-  if (f.find_tensor("output.weight") != nullptr) {
-    m->output_ = m->load_linear("output.weight", c.n_embd, c.n_vocab);
-  } else {
-    m->output_ = m->make_linear(*m->token_embd_);  // tied embeddings
-    log_info("model " + path + ": no output.weight, the LM head is token_embd.weight (tied)");
-  }
-  m->rope_freq_factors_ = m->load_vector("rope_freqs.weight", c.n_rot / 2, /*required=*/false);
-
+  // The description's tensor table, global tensors first, then block by block.
+  const std::vector<arch::TensorSpec>& table = c.arch->tensors;
   m->layers_.resize(c.n_layer);
-  for (uint32_t i = 0; i < c.n_layer; ++i) {
-    LayerWeights& l = m->layers_[i];
-    const std::string b = "blk." + std::to_string(i) + ".";
-    l.attn_norm = m->load_vector(b + "attn_norm.weight", c.n_embd);
-    l.ffn_norm = m->load_vector(b + "ffn_norm.weight", c.n_embd);
-    l.wq = m->load_linear(b + "attn_q.weight", c.n_embd, c.q_dim());
-    l.wk = m->load_linear(b + "attn_k.weight", c.n_embd, c.kv_dim_k());
-    l.wv = m->load_linear(b + "attn_v.weight", c.n_embd, c.kv_dim_v());
-    l.wo = m->load_linear(b + "attn_output.weight", c.n_head * c.head_dim_v, c.n_embd);
-    l.w_gate = m->load_linear(b + "ffn_gate.weight", c.n_embd, c.n_ff);
-    l.w_up = m->load_linear(b + "ffn_up.weight", c.n_embd, c.n_ff);
-    l.w_down = m->load_linear(b + "ffn_down.weight", c.n_ff, c.n_embd);
-    if (c.qkv_bias) {
-      l.q_bias = m->load_vector(b + "attn_q.bias", c.q_dim());
-      l.k_bias = m->load_vector(b + "attn_k.bias", c.kv_dim_k());
-      l.v_bias = m->load_vector(b + "attn_v.bias", c.kv_dim_v());
-    }
-    if (c.qk_norm) {
-      l.q_norm = m->load_vector(b + "attn_q_norm.weight", c.head_dim_k);
-      l.k_norm = m->load_vector(b + "attn_k_norm.weight", c.head_dim_k);
+  for (const arch::TensorSpec& t : table) {
+    if (!t.per_layer) m->load_tensor(t, 0);
+  }
+  for (uint32_t il = 0; il < c.n_layer; ++il) {
+    for (const arch::TensorSpec& t : table) {
+      if (t.per_layer && (t.present == nullptr || t.present(c.layers[il]))) m->load_tensor(t, il);
     }
   }
   m->repacked_.release_unused();
@@ -191,11 +194,7 @@ void Model::embed(int32_t token, float* x) const {
 
 uint64_t Model::weight_bytes() const {
   uint64_t total = 0;
-  auto add = [&](const Linear& l) { total += *gguf::row_bytes(l.type, l.in) * l.out; };
-  for (const LayerWeights& l : layers_) {
-    for (const Linear* w : {&l.wq, &l.wk, &l.wv, &l.wo, &l.w_gate, &l.w_up, &l.w_down}) add(*w);
-  }
-  add(output_);
+  for (const Linear* l : matrices_) total += *gguf::row_bytes(l->type, l->in) * l->out;
   return total;
 }
 

@@ -8,36 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "engine/arch/arch.h"
 #include "engine/kernel_plan.h"
 #include "engine/model_config.h"
+#include "engine/model_weights.h"
 #include "engine/stream_arena.h"
 #include "gguf/file.h"
-#include "kernels/matmul.h"
 
 namespace engine {
-
-// A weight matrix W[out, in] (GGUF ne = [in, out]) with the kernel chosen for
-// its type: y[m, out] = x[m, in] * W^T.
-struct Linear {
-  std::string name;
-  size_t in = 0;
-  size_t out = 0;
-  gguf::GgmlType type = gguf::GgmlType::F32;
-  const kernels::MatmulKernel* kernel = nullptr;
-  const uint8_t* rhs = nullptr;  // in the kernel's layout: the mapping itself, or a repacked copy
-};
-
-struct LayerWeights {
-  std::vector<float> attn_norm;  // (n_embd)
-  std::vector<float> ffn_norm;   // (n_embd)
-  std::vector<float> q_bias;     // (q_dim), qwen2
-  std::vector<float> k_bias;     // (kv_dim_k), qwen2
-  std::vector<float> v_bias;     // (kv_dim_v), qwen2
-  std::vector<float> q_norm;     // (head_dim_k), qwen3
-  std::vector<float> k_norm;     // (head_dim_k), qwen3
-  Linear wq, wk, wv, wo;         // (q_dim, n_embd) (kv_dim_k, n_embd) (kv_dim_v, n_embd) (n_embd, q_dim)
-  Linear w_gate, w_up, w_down;   // (n_ff, n_embd) (n_ff, n_embd) (n_embd, n_ff)
-};
 
 class Model {
  public:
@@ -57,10 +35,10 @@ class Model {
   void embed(int32_t token, float* x) const;
 
   const std::vector<LayerWeights>& layers() const { return layers_; }
-  const std::vector<float>& output_norm() const { return output_norm_; }
-  const Linear& output() const { return output_; }
+  const std::vector<float>& output_norm() const { return globals_.output_norm; }
+  const Linear& output() const { return globals_.output; }
   // Llama 3 per-pair frequency divisors (rope_freqs.weight), empty when absent.
-  const std::vector<float>& rope_freq_factors() const { return rope_freq_factors_; }
+  const std::vector<float>& rope_freq_factors() const { return globals_.rope_freqs; }
 
   // Bytes of weights read per generated token (every matrix once).
   uint64_t weight_bytes() const;
@@ -75,10 +53,11 @@ class Model {
 
  private:
   explicit Model(gguf::File file) : file_(std::move(file)) {}
-  const gguf::TensorInfo& require(const std::string& name, std::initializer_list<uint64_t> shape) const;
-  std::vector<float> load_vector(const std::string& name, uint64_t n, bool required = true);
-  Linear load_linear(const std::string& name, uint64_t in, uint64_t out);
+  const gguf::TensorInfo& require(const std::string& name, const std::vector<uint64_t>& shape) const;
+  std::vector<float> load_vector(const gguf::TensorInfo& t);
   Linear make_linear(const gguf::TensorInfo& t);
+  // Loads tensor `t` of the description (of layer il when per layer) into its slot.
+  void load_tensor(const arch::TensorSpec& t, uint32_t il);
   void reserve_repacked();
   void log_repacked() const;
 
@@ -87,9 +66,8 @@ class Model {
   KernelPlan plan_;
   const gguf::TensorInfo* token_embd_ = nullptr;
   std::vector<LayerWeights> layers_;
-  std::vector<float> output_norm_;
-  Linear output_;
-  std::vector<float> rope_freq_factors_;
+  GlobalWeights globals_;
+  std::vector<const Linear*> matrices_;  // every matrix loaded, for weight_bytes()
   StreamArena repacked_;  // weights in a kernel's own layout
   uint64_t heap_weight_bytes_ = 0;
   size_t pack_threads_ = 1;       // threads that may repack a large matrix (engine/threads/parallel_pack.h)

@@ -147,7 +147,8 @@ void Session::finish_qkv(uint32_t layer, const LayerWeights& w, uint32_t i) {
   float* q = &q_[size_t{i} * c_.q_dim()];
   float* k = &k_[size_t{i} * c_.kv_dim_k()];
   float* v = &v_[size_t{i} * c_.kv_dim_v()];
-  if (c_.qkv_bias) {
+  const AttentionSpec& a = c_.layers[layer].attention;
+  if (a.qkv_bias) {
     ops::add(q, w.q_bias.data(), c_.q_dim());
     ops::add(k, w.k_bias.data(), c_.kv_dim_k());
     ops::add(v, w.v_bias.data(), c_.kv_dim_v());
@@ -155,13 +156,13 @@ void Session::finish_qkv(uint32_t layer, const LayerWeights& w, uint32_t i) {
   const float* cs = rope_.data() + size_t{i} * c_.n_rot;  // rope_ is empty when n_rot is 0
   for (uint32_t h = 0; h < c_.n_head; ++h) {
     float* qh = q + size_t{h} * c_.head_dim_k;
-    if (c_.qk_norm) ops::rmsnorm(qh, qh, w.q_norm.data(), c_.head_dim_k, c_.rms_eps);
-    ops::rope(qh, c_.n_rot, cs, c_.rope_style);
+    if (a.qk_norm) ops::rmsnorm(qh, qh, w.q_norm.data(), c_.head_dim_k, c_.rms_eps);
+    ops::rope(qh, c_.n_rot, cs, a.rope.style);
   }
   for (uint32_t h = 0; h < c_.n_head_kv; ++h) {
     float* kh = k + size_t{h} * c_.head_dim_k;
-    if (c_.qk_norm) ops::rmsnorm(kh, kh, w.k_norm.data(), c_.head_dim_k, c_.rms_eps);
-    ops::rope(kh, c_.n_rot, cs, c_.rope_style);
+    if (a.qk_norm) ops::rmsnorm(kh, kh, w.k_norm.data(), c_.head_dim_k, c_.rms_eps);
+    ops::rope(kh, c_.n_rot, cs, a.rope.style);
   }
   kv_.store(layer, n_past_ + i, k, v);
 }
