@@ -84,7 +84,7 @@ tools::SynthShape resolve_shape(const std::string& name, const Overrides& ov) {
     }
     s.name = "custom";
     s.n_ctx = 4096;
-    s.rms_eps = *ov.arch == "llama" ? 1e-5f : 1e-6f;
+    if (const tools::SynthShape* typical = tools::default_shape(*ov.arch)) s.rms_eps = typical->rms_eps;
     s.source = "command line";
   }
   if (ov.arch) s.arch = *ov.arch;
