@@ -1,28 +1,41 @@
 #include "engine/kv_cache.h"
 
 #include <cstring>
+#include <utility>
 
+#include "engine/memory.h"
+#include "engine/model_config.h"
 #include "engine/ops.h"
 
 namespace engine {
+namespace {
+
+uint64_t mul(uint64_t a, uint64_t b) { return a != 0 && b > UINT64_MAX / a ? UINT64_MAX : a * b; }
+
+}  // namespace
 
 const char* kv_type_name(KvType t) { return t == KvType::f16 ? "f16" : "f32"; }
 
-KvCache::KvCache(KvType type, uint32_t n_layer, uint32_t n_ctx, uint32_t n_head_kv, uint32_t head_dim_k,
-                 uint32_t head_dim_v)
-    : type_(type), n_ctx_(n_ctx), n_head_kv_(n_head_kv), head_dim_k_(head_dim_k), head_dim_v_(head_dim_v) {
-  keys_.resize(uint64_t{n_layer} * n_head_kv * n_ctx * head_dim_k * elem_bytes());
-  values_.resize(uint64_t{n_layer} * n_head_kv * n_ctx * head_dim_v * elem_bytes());
+AttentionCache::AttentionCache(KvType type, uint32_t n_pos, uint32_t n_head_kv, uint32_t head_dim_k,
+                               uint32_t head_dim_v)
+    : type_(type), n_pos_(n_pos), n_head_kv_(n_head_kv), head_dim_k_(head_dim_k), head_dim_v_(head_dim_v) {
+  keys_.resize(uint64_t{n_head_kv} * n_pos * head_dim_k * elem_bytes());
+  values_.resize(uint64_t{n_head_kv} * n_pos * head_dim_v * elem_bytes());
 }
 
-size_t KvCache::head_offset(uint32_t layer, uint32_t kv_head, uint32_t head_dim) const {
-  return (uint64_t{layer} * n_head_kv_ + kv_head) * n_ctx_ * head_dim * elem_bytes();
+uint64_t AttentionCache::bytes_for(const AttentionSpec& a, uint32_t n_pos, KvType type) {
+  const uint64_t values = uint64_t{a.kv_dim_k()} + a.kv_dim_v();
+  return mul(mul(n_pos, values), type == KvType::f16 ? 2 : 4);
 }
 
-void KvCache::store(uint32_t layer, uint32_t pos, const float* key, const float* value) {
+size_t AttentionCache::head_offset(uint32_t kv_head, uint32_t head_dim) const {
+  return uint64_t{kv_head} * n_pos_ * head_dim * elem_bytes();
+}
+
+void AttentionCache::store(uint32_t pos, const float* key, const float* value) {
   for (uint32_t h = 0; h < n_head_kv_; ++h) {
-    uint8_t* k = keys_.data() + head_offset(layer, h, head_dim_k_) + size_t{pos} * head_dim_k_ * elem_bytes();
-    uint8_t* v = values_.data() + head_offset(layer, h, head_dim_v_) + size_t{pos} * head_dim_v_ * elem_bytes();
+    uint8_t* k = keys_.data() + head_offset(h, head_dim_k_) + size_t{pos} * head_dim_k_ * elem_bytes();
+    uint8_t* v = values_.data() + head_offset(h, head_dim_v_) + size_t{pos} * head_dim_v_ * elem_bytes();
     const float* key_h = key + size_t{h} * head_dim_k_;
     const float* value_h = value + size_t{h} * head_dim_v_;
     if (type_ == KvType::f32) {
@@ -35,28 +48,92 @@ void KvCache::store(uint32_t layer, uint32_t pos, const float* key, const float*
   }
 }
 
-const float* KvCache::rows(const std::vector<uint8_t>& cache, uint32_t layer, uint32_t kv_head, uint32_t head_dim,
-                           uint32_t n_pos, float* scratch) const {
-  const uint8_t* head = cache.data() + head_offset(layer, kv_head, head_dim);
+const float* AttentionCache::rows(const std::vector<uint8_t>& cache, uint32_t kv_head, uint32_t head_dim,
+                                  uint32_t n_pos, float* scratch) const {
+  const uint8_t* head = cache.data() + head_offset(kv_head, head_dim);
   if (type_ == KvType::f32) return reinterpret_cast<const float*>(head);
   ops::fp16_to_fp32(reinterpret_cast<const uint16_t*>(head), scratch, size_t{n_pos} * head_dim);
   return scratch;
 }
 
-const float* KvCache::keys(uint32_t layer, uint32_t kv_head, uint32_t n_pos, float* scratch) const {
-  return rows(keys_, layer, kv_head, head_dim_k_, n_pos, scratch);
+const float* AttentionCache::keys(uint32_t kv_head, uint32_t n_pos, float* scratch) const {
+  return rows(keys_, kv_head, head_dim_k_, n_pos, scratch);
 }
 
-const float* KvCache::values(uint32_t layer, uint32_t kv_head, uint32_t n_pos, float* scratch) const {
-  return rows(values_, layer, kv_head, head_dim_v_, n_pos, scratch);
+const float* AttentionCache::values(uint32_t kv_head, uint32_t n_pos, float* scratch) const {
+  return rows(values_, kv_head, head_dim_v_, n_pos, scratch);
 }
 
-const uint16_t* KvCache::keys_f16(uint32_t layer, uint32_t kv_head) const {
-  return reinterpret_cast<const uint16_t*>(keys_.data() + head_offset(layer, kv_head, head_dim_k_));
+const uint16_t* AttentionCache::keys_f16(uint32_t kv_head) const {
+  return reinterpret_cast<const uint16_t*>(keys_.data() + head_offset(kv_head, head_dim_k_));
 }
 
-const uint16_t* KvCache::values_f16(uint32_t layer, uint32_t kv_head) const {
-  return reinterpret_cast<const uint16_t*>(values_.data() + head_offset(layer, kv_head, head_dim_v_));
+const uint16_t* AttentionCache::values_f16(uint32_t kv_head) const {
+  return reinterpret_cast<const uint16_t*>(values_.data() + head_offset(kv_head, head_dim_v_));
+}
+
+uint64_t CacheUse::bytes() const { return mul(n_layers, bytes_per_layer); }
+
+std::string CacheUse::describe() const {
+  return std::to_string(n_layers) + " " + kind + (n_layers == 1 ? " layer x " : " layers x ") +
+         format_bytes(bytes_per_layer);
+}
+
+std::vector<CacheUse> cache_uses(const ModelConfig& c, uint32_t n_ctx, KvType type) {
+  std::vector<CacheUse> uses;
+  for (const LayerSpec& l : c.layers) {
+    CacheUse use;
+    use.kind = mixer_kind_name(l.mixer);
+    switch (l.mixer) {
+      case MixerKind::attention:
+        use.bytes_per_layer = AttentionCache::bytes_for(l.attention, n_ctx, type);
+        use.shape = std::to_string(n_ctx) + " positions x " +
+                    std::to_string(uint64_t{l.attention.kv_dim_k()} + l.attention.kv_dim_v()) + " values x " +
+                    (type == KvType::f16 ? "2" : "4") + " bytes";
+        break;
+    }
+    bool counted = false;
+    for (CacheUse& u : uses) {
+      if (u.kind == use.kind && u.shape == use.shape) {
+        ++u.n_layers;
+        counted = true;
+        break;
+      }
+    }
+    if (!counted) {
+      use.n_layers = 1;
+      uses.push_back(std::move(use));
+    }
+  }
+  return uses;
+}
+
+KvCache::KvCache(const ModelConfig& c, uint32_t n_ctx, KvType type)
+    : type_(type), n_ctx_(n_ctx), uses_(cache_uses(c, n_ctx, type)) {
+  for (const LayerSpec& l : c.layers) {
+    switch (l.mixer) {
+      case MixerKind::attention: {
+        const AttentionSpec& a = l.attention;
+        index_.push_back(static_cast<uint32_t>(attention_.size()));
+        attention_.emplace_back(type, n_ctx, a.n_head_kv, a.head_dim_k, a.head_dim_v);
+        break;
+      }
+    }
+  }
+}
+
+std::string describe_uses(const std::vector<CacheUse>& uses) {
+  std::string s;
+  for (const CacheUse& u : uses) s += (s.empty() ? "" : " + ") + u.describe();
+  return s;
+}
+
+std::string KvCache::describe() const { return std::string(kv_type_name(type_)) + ": " + describe_uses(uses_); }
+
+uint64_t KvCache::bytes() const {
+  uint64_t total = 0;
+  for (const AttentionCache& a : attention_) total += a.bytes();
+  return total;
 }
 
 }  // namespace engine

@@ -18,6 +18,9 @@ void softmax(float* x, size_t n);
 
 // gate[i] = silu(gate[i]) * up[i] (SwiGLU).
 void silu_mul(float* gate, const float* up, size_t n);
+// gate[i] = gelu(gate[i]) * up[i] (GeGLU), GELU's tanh approximation:
+// 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
+void gelu_mul(float* gate, const float* up, size_t n);
 
 // y[i] += x[i].
 void add(float* y, const float* x, size_t n);

@@ -86,4 +86,6 @@ void softmax(float* x, size_t n) { isa_ops().softmax(x, n); }
 
 void silu_mul(float* gate, const float* up, size_t n) { isa_ops().silu_mul(gate, up, n); }
 
+void gelu_mul(float* gate, const float* up, size_t n) { isa_ops().gelu_mul(gate, up, n); }
+
 }  // namespace engine::ops

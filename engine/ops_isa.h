@@ -2,7 +2,7 @@
 // (ops_attention.cpp, ops_activation.cpp) compiled for several instruction
 // sets, and the choice among them: the best one this CPU runs, picked once
 // (ops_dispatch.cpp). ops::dot_rows, weighted_rows (F32 and F16 rows),
-// fp16_to_fp32, softmax and silu_mul call the chosen one.
+// fp16_to_fp32, softmax, silu_mul and gelu_mul call the chosen one.
 #pragma once
 
 #include <cstddef>
@@ -27,6 +27,7 @@ struct IsaOps {
   void (*fp16_to_fp32)(const uint16_t* x, float* y, size_t n);
   void (*softmax)(float* x, size_t n);
   void (*silu_mul)(float* gate, const float* up, size_t n);
+  void (*gelu_mul)(float* gate, const float* up, size_t n);
 };
 
 // Every variant compiled in that this CPU can run, best first (tests run each).
@@ -55,5 +56,6 @@ void fp16_to_fp32(const uint16_t* x, float* y, size_t n);
 extern const bool kF16RowsInPlace;
 void softmax(float* x, size_t n);
 void silu_mul(float* gate, const float* up, size_t n);
+void gelu_mul(float* gate, const float* up, size_t n);
 }  // namespace engine::ops::ENGINE_OPS_ISA
 #endif

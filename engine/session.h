@@ -8,7 +8,9 @@
 #include <span>
 #include <vector>
 
+#include "engine/compute.h"
 #include "engine/kv_cache.h"
+#include "engine/mixers/attention.h"
 #include "engine/profile.h"
 #include "engine/model.h"
 #include "engine/session_memory.h"
@@ -61,56 +63,44 @@ class Session {
 
  private:
   enum class Logits { none, last, all };
+  // A batch's (cos, sin) pairs for one RoPE spec: (B, n_rot) floats.
+  struct RopeTable {
+    RopeSpec spec;
+    uint64_t batch = UINT64_MAX;  // the batch it was computed for
+    std::vector<float> cos_sin;
+  };
+
   void eval_batch(const int32_t* tokens, uint32_t n, Logits wanted);
-  void attention(uint32_t layer, uint32_t n);
-  void rope_tables(uint32_t n);
-  // y[i, l.out] = x[i, l.in] * W^T for i < m.
-  void linear(const Linear& l, const float* x, uint32_t m, float* y);
-  // Several matrices applied to the same x: the activations are packed once
-  // when their kernels share the packing.
-  void linear_same_input(const float* x, uint32_t m, std::initializer_list<std::pair<const Linear*, float*>> outs);
-  // fn(task, thread) for task < n_tasks, on the pool when there is one.
-  template <class Fn>
-  void parallel(size_t n_tasks, Fn&& fn);
-  void rmsnorm_rows(uint32_t n, const float* weight);
-  void finish_qkv(uint32_t layer, const LayerWeights& w, uint32_t i);
-  void add_rows(uint32_t n);
-  // fn(first, last) over [0, n) in pieces of whole multiples of `grain`,
-  // across the pool: the per-token (and per-element) work between matmuls.
-  template <class Fn>
-  void parallel_range(size_t n, size_t grain, Fn&& fn);
-  // step(), its time added to the profile when one is attached.
-  template <class Step>
-  void profiled(const kernels::MatmulKernel* kernel, Step&& step);
   void eval_layers(const int32_t* tokens, uint32_t n, Logits wanted);
+  // xn = mixer(xn) for layer l, by the kind its spec names.
+  void mix(uint32_t l, const LayerSpec& spec, const LayerWeights& w, uint32_t n);
+  // xn = W_down (act(xn W_gate^T) * (xn W_up^T)).
+  void feed_forward(const LayerSpec& spec, const LayerWeights& w, uint32_t n);
+  // The current batch's table for `spec`, computed on first use.
+  const float* rope_table(const RopeSpec& spec, uint32_t n);
+  // out = rmsnorm(in) * weight, row by row (out may be in).
+  void rmsnorm_rows(uint32_t n, const float* in, const float* weight, float* out);
+  void add_rows(uint32_t n);
 
   const Model& model_;
   const ModelConfig& c_;
   uint32_t n_ctx_;
   uint32_t n_batch_;
   uint32_t n_past_ = 0;
-  ThreadPool* pool_;
-  size_t n_threads_;
+  uint64_t batch_ = 0;  // batches evaluated, to date the RoPE tables
+  Compute compute_;
   SessionMemory memory_;  // checked against the limit before kv_ and the scratch exist
   uint64_t memory_limit_;
   KvCache kv_;
+  AttentionMixer attention_;
 
   // Scratch, sized for n_batch tokens (B):
   std::vector<float> x_;        // (B, n_embd) the residual stream
-  std::vector<float> xn_;       // (B, n_embd) normalized input of a block
-  std::vector<float> q_;        // (B, q_dim)
-  std::vector<float> k_;        // (B, kv_dim_k)
-  std::vector<float> v_;        // (B, kv_dim_v)
-  std::vector<float> att_;      // (B, n_head * head_dim_v) attention output
+  std::vector<float> xn_;       // (B, n_embd) normalized input of a block, then its output
   std::vector<float> gate_;     // (B, n_ff)
   std::vector<float> up_;       // (B, n_ff)
-  std::vector<float> scores_;   // (threads, group, n_ctx) attention weights of a KV head's query heads
-  std::vector<float> kv_rows_;  // (threads, n_ctx, head_dim_k + head_dim_v) one KV head's history
-                                // as F32, per thread (empty with an F32 cache: read in place)
-  std::vector<float> rope_;     // (B, n_rot) cos/sin pairs per token
+  std::vector<RopeTable> rope_;  // one per distinct RoPE spec of the layers
   std::vector<float> logits_;   // (1 or B, n_vocab)
-  std::vector<uint8_t> packed_; // activations packed for a kernel
-  Profile* profile_ = nullptr;
 };
 
 }  // namespace engine

@@ -21,6 +21,18 @@ MemoryAvailable available(uint64_t limit) {
   return a;
 }
 
+// "5 layers x 2048 positions x 64 values x 2 bytes", the kind of layer named
+// when there are several.
+std::string cache_formula(const std::vector<CacheUse>& uses) {
+  std::string s;
+  for (const CacheUse& u : uses) {
+    if (!s.empty()) s += " + ";
+    s += std::to_string(u.n_layers) + (u.n_layers == 1 ? " layer x " : " layers x ") + u.shape;
+    if (uses.size() > 1) s += " (" + u.kind + ")";
+  }
+  return s;
+}
+
 std::string bytes_text(uint64_t bytes) { return std::to_string(bytes) + " bytes (" + format_bytes(bytes) + ")"; }
 
 }  // namespace
@@ -31,8 +43,8 @@ SessionMemory session_memory_needed(const ModelConfig& c, uint32_t n_ctx, uint32
                                     size_t n_threads) {
   const auto mul = saturating_mul;
   SessionMemory m;
-  const uint64_t elem = kv_type == KvType::f16 ? 2 : 4;
-  m.kv_bytes = mul(mul(mul(c.n_layer, n_ctx), add(c.kv_dim_k(), c.kv_dim_v())), elem);
+  m.kv_uses = cache_uses(c, n_ctx, kv_type);
+  for (const CacheUse& u : m.kv_uses) m.kv_bytes = add(m.kv_bytes, u.bytes());
   // Per batch row: x, xn, q, k, v, att, gate, up, rope and one row of logits;
   // the packed activations take at most 4 bytes per value of the widest input.
   const uint64_t att = uint64_t{c.n_head} * c.head_dim_v;
@@ -58,9 +70,7 @@ SessionMemory reserve_session_memory(const ModelConfig& c, uint32_t n_ctx, uint3
   if (avail.known && need.total() > avail.bytes) {
     throw ResourceError("session: n_ctx " + std::to_string(n_ctx) + " with n_batch " + std::to_string(n_batch) +
                         " needs " + bytes_text(need.total()) + " (KV cache " + format_bytes(need.kv_bytes) + " = " +
-                        std::to_string(c.n_layer) + " layers x " + std::to_string(n_ctx) + " positions x " +
-                        std::to_string(uint64_t{c.kv_dim_k()} + c.kv_dim_v()) + " values x " +
-                        (kv_type == KvType::f16 ? "2" : "4") + " bytes; scratch " + format_bytes(need.scratch_bytes) +
+                        cache_formula(need.kv_uses) + "; scratch " + format_bytes(need.scratch_bytes) +
                         ") but " + bytes_text(avail.bytes) + " are available (" + avail.source +
                         "); use a smaller n_ctx or n_batch");
   }

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "engine/kv_cache.h"
 #include "engine/model_config.h"
@@ -13,7 +14,8 @@ namespace engine {
 
 // Byte counts saturate at UINT64_MAX instead of wrapping.
 struct SessionMemory {
-  uint64_t kv_bytes = 0;       // keys and values of every layer and position
+  uint64_t kv_bytes = 0;       // the caches of every layer (keys and values of every position)
+  std::vector<CacheUse> kv_uses;  // the same by kind of layer
   uint64_t scratch_bytes = 0;  // activations of one batch, attention rows, one row of logits
   uint64_t total() const { return kv_bytes > UINT64_MAX - scratch_bytes ? UINT64_MAX : kv_bytes + scratch_bytes; }
 };

@@ -239,7 +239,7 @@ int run(const Options& o) {
   if (after_load.known) {
     std::fprintf(stderr, "memory:     resident %s after load, %s at the end, peak %s; KV cache %s (%s)\n",
                  mib(after_load.rss_bytes).c_str(), mib(end.rss_bytes).c_str(), mib(end.peak_rss_bytes).c_str(),
-                 mib(session.kv_cache().bytes()).c_str(), engine::kv_type_name(session.kv_cache().type()));
+                 mib(session.kv_cache().bytes()).c_str(), session.kv_cache().describe().c_str());
   }
   std::fprintf(stderr, "threads:    %s\n", pool.describe().c_str());
   return 0;

@@ -71,10 +71,14 @@ TEST_F(ResourceLimits, AllLogitsOfALongPromptAreChecked) {
 }
 
 TEST_F(ResourceLimits, SizesThatOverflowSaturate) {
+  // The KV cache is sized by each layer's spec, the scratch by the largest.
   engine::ModelConfig c = model_->config();
-  c.n_layer = UINT32_MAX;
   c.n_head_kv = 1u << 16;
   c.head_dim_k = c.head_dim_v = 1u << 15;
+  for (engine::LayerSpec& l : c.layers) {
+    l.attention.n_head_kv = c.n_head_kv;
+    l.attention.head_dim_k = l.attention.head_dim_v = c.head_dim_k;
+  }
   const engine::SessionMemory m = engine::session_memory_needed(c, UINT32_MAX, UINT32_MAX, engine::KvType::f32, 64);
   EXPECT_EQ(m.kv_bytes, UINT64_MAX);
   EXPECT_EQ(m.total(), UINT64_MAX);

@@ -116,6 +116,7 @@ struct ModelInfo {
   std::vector<KernelChoice> kernels;
   std::string ops_isa = "unknown";  // instruction set of the attention row operations (engine/ops_isa.h)
   std::string kv_type = "f16";
+  std::string kv_layers;  // the cache by kind of layer: "22 attention layers x 44.0 MiB"; empty: unknown
   double load_ms = kUnknown;
   uint64_t rss_after_load_bytes = 0;    // 0 unknown
   uint64_t peak_rss_bytes = 0;          // at the end of the run

@@ -133,6 +133,7 @@ Report report_from_json(const JsonValue& json) {
       run.model.kernels.push_back(std::move(kc));
     }
     run.model.kv_type = m["kv_type"].string("unknown");
+    run.model.kv_layers = m["kv_layers"].string("");
     run.model.load_ms = rnum(m["load_ms"]);
     run.model.rss_after_load_bytes = ru64(m["rss_after_load_bytes"]);
     run.model.repacked_bytes = ru64(m["repacked_bytes"]);
