@@ -20,7 +20,7 @@ Session::Session(const Model& model, const SessionParams& params)
       compute_(params.pool),
       memory_(reserve_session_memory(c_, n_ctx_, n_batch_, params.kv_type, compute_.n_threads(), params.memory_limit)),
       memory_limit_(params.memory_limit),
-      kv_(c_, n_ctx_, params.kv_type),
+      kv_(c_, n_ctx_, n_batch_, params.kv_type),
       attention_(c_, n_batch_, n_ctx_, params.kv_type, compute_.n_threads()) {
   const size_t b = n_batch_;
   x_.resize(b * c_.n_embd);

@@ -43,7 +43,7 @@ SessionMemory session_memory_needed(const ModelConfig& c, uint32_t n_ctx, uint32
                                     size_t n_threads) {
   const auto mul = saturating_mul;
   SessionMemory m;
-  m.kv_uses = cache_uses(c, n_ctx, kv_type);
+  m.kv_uses = cache_uses(c, n_ctx, n_batch, kv_type);
   for (const CacheUse& u : m.kv_uses) m.kv_bytes = add(m.kv_bytes, u.bytes());
   // Per batch row: x, xn, q, k, v, att, gate, up, rope and one row of logits;
   // the packed activations take at most 4 bytes per value of the widest input.

@@ -7,6 +7,15 @@
 #include "engine/ops.h"
 
 namespace engine {
+namespace {
+
+// The first position a token at `pos` attends to: 0, or with a window of w
+// the last w positions up to its own.
+uint32_t first_visible(const AttentionSpec& a, uint32_t pos) {
+  return a.window != 0 && pos + 1 > a.window ? pos + 1 - a.window : 0;
+}
+
+}  // namespace
 
 AttentionMixer::AttentionMixer(const ModelConfig& c, uint32_t n_batch, uint32_t n_ctx, KvType kv_type,
                                size_t n_threads)
@@ -19,7 +28,10 @@ AttentionMixer::AttentionMixer(const ModelConfig& c, uint32_t n_batch, uint32_t 
   v_.resize(b * c.kv_dim_v());
   att_.resize(b * c.n_head * c.head_dim_v);
   scores_.resize(n_threads * group * n_ctx);
-  if (kv_type == KvType::f16) kv_rows_.resize(n_threads * n_ctx * (c.head_dim_k + c.head_dim_v));
+  const bool windowed = std::any_of(c.layers.begin(), c.layers.end(), [](const LayerSpec& l) {
+    return l.mixer == MixerKind::attention && l.attention.window != 0;
+  });
+  if (kv_type == KvType::f16 || windowed) kv_rows_.resize(n_threads * n_ctx * (c.head_dim_k + c.head_dim_v));
 }
 
 void AttentionMixer::forward(Compute& compute, const AttentionSpec& a, const LayerWeights& w, AttentionCache& cache,
@@ -64,7 +76,7 @@ void AttentionMixer::finish_qkv(const AttentionSpec& a, const LayerWeights& w, A
 }
 
 // Causal attention of the n new tokens over every cached position up to their
-// own, fp32 softmax, grouped-query heads sharing a KV head. Token i sits at
+// own (or the last `window` of them), fp32 softmax, grouped-query heads sharing a KV head. Token i sits at
 // position n_past + i. One task per (KV head, chunk of tokens): the head's
 // keys and values are read (converted from F16) once per task and serve every
 // query head of its group and every token of the chunk. Each thread has its
@@ -85,11 +97,13 @@ void AttentionMixer::attend(Compute& compute, const AttentionSpec& a, const Atte
     const uint32_t last = std::min(n, first + kChunk);  // tokens first .. last - 1
     const uint32_t n_pos = n_past + last;               // positions they see
     float* scores = &scores_[thread * group * n_ctx_];  // one row per query head of the group
-    const auto attend_rows = [&](const auto* keys, const auto* values) {
+    // keys and values hold positions from `lo` on, one row each.
+    const auto attend_rows = [&](const auto* keys, const auto* values, uint32_t lo) {
       for (uint32_t i = first; i < last; ++i) {
-        const uint32_t n_seen = n_past + i + 1;  // positions token i attends to
+        const uint32_t from = first_visible(a, n_past + i);
+        const uint32_t n_seen = n_past + i + 1 - from;  // positions token i attends to
         const float* q = &q_[size_t{i} * a.q_dim() + size_t{kvh} * group * hd];
-        ops::dot_rows(q, hd, group, keys, hd, n_seen, hd, a.scale, scores, n_ctx_);
+        ops::dot_rows(q, hd, group, keys + size_t{from - lo} * hd, hd, n_seen, hd, a.scale, scores, n_ctx_);
         for (uint32_t h = 0; h < group; ++h) {
           float* row = scores + size_t{h} * n_ctx_;
           if (a.softcap > 0.0f) {
@@ -98,18 +112,27 @@ void AttentionMixer::attend(Compute& compute, const AttentionSpec& a, const Atte
           ops::softmax(row, n_seen);
         }
         float* out = &att_[size_t{i} * a.out_dim() + size_t{kvh} * group * hv];
-        ops::weighted_rows(scores, n_ctx_, group, values, hv, n_seen, hv, out, hv);
+        ops::weighted_rows(scores, n_ctx_, group, values + size_t{from - lo} * hv, hv, n_seen, hv, out, hv);
       }
     };
+    float* converted = kv_rows_.empty() ? nullptr : &kv_rows_[thread * n_ctx_ * (hd + hv)];
+    if (a.window != 0) {
+      // The chunk's window, in position order out of the ring: at most
+      // n_pos <= n_ctx rows, which the scratch holds.
+      const uint32_t lo = first_visible(a, n_past + first);
+      const uint32_t count = n_pos - lo;
+      cache.gather(kvh, lo, count, converted, converted + size_t{count} * hd);
+      attend_rows(converted, converted + size_t{count} * hd, lo);
+      return;
+    }
     if (cache.type() == KvType::f16 && last - first == 1 && ops::f16_rows_in_place()) {
       // One token (decode) reads the F16 history in place: a converted copy
       // costs writing and reading twice its bytes for `group` queries only.
-      attend_rows(cache.keys_f16(kvh), cache.values_f16(kvh));
+      attend_rows(cache.keys_f16(kvh), cache.values_f16(kvh), 0);
       return;
     }
-    float* converted = kv_rows_.empty() ? nullptr : &kv_rows_[thread * n_ctx_ * (hd + hv)];
     float* converted_values = converted == nullptr ? nullptr : converted + size_t{n_ctx_} * hd;
-    attend_rows(cache.keys(kvh, n_pos, converted), cache.values(kvh, n_pos, converted_values));
+    attend_rows(cache.keys(kvh, n_pos, converted), cache.values(kvh, n_pos, converted_values), 0);
   });
 }
 

@@ -467,10 +467,14 @@ Report run_bench(const BenchOptions& o, const std::string& command_line) {
         in.decode_samples = d->tokens_per_s.samples;
         in.probe_between = run.probe.gb_per_s_between.samples;
         const double mid = d->n_depth + d->n_gen / 2.0;
-        // Every layer's cache of one position (engine/kv_cache.h), read once.
-        uint64_t per_position = 0;
-        for (const engine::CacheUse& u : engine::cache_uses(cfg, 1, sp_kv_type)) per_position += u.bytes();
-        in.kv_bytes_per_token = static_cast<uint64_t>(mid * static_cast<double>(per_position));
+        // Every layer's cache read once at the middle depth (engine/kv_cache.h):
+        // all positions so far, or no more than a windowed layer's window.
+        double kv_bytes = 0;
+        for (const engine::CacheUse& u : engine::cache_uses(cfg, 1, 1, sp_kv_type)) {
+          const double positions = u.window != 0 ? std::min<double>(mid, u.window) : mid;
+          kv_bytes += positions * static_cast<double>(u.n_layers) * static_cast<double>(u.bytes_per_position);
+        }
+        in.kv_bytes_per_token = static_cast<uint64_t>(kv_bytes);
       }
       if (const TestResult* p = first_of_kind(run, "prefill")) {
         in.prefill_tokens_per_s = p->tokens_per_s.median;
