@@ -1,9 +1,11 @@
 // Picks the row operations' instruction set once (ops_isa.h).
-#include <array>
+#include <vector>
 
 #include "engine/ops.h"
 #include "engine/ops_isa.h"
+#include "kernels/choose.h"
 #include "kernels/cpu_features.h"
+#include "kernels/registry.h"
 
 namespace engine::ops {
 
@@ -21,41 +23,64 @@ extern const IsaOps kIsaOps;
 
 namespace {
 
-struct Candidates {
-  std::array<const IsaOps*, 3> list{};
-  size_t n = 0;
+using kernels::Feature;
+using kernels::feature_bits;
+
+// Every variant compiled in, best first, with what it executes: the flags each
+// is compiled with (engine/CMakeLists.txt) as the kernels' detection sees them
+// (cpuid, and xgetbv for the OS's support). The x86 variants count as the hwy
+// tier (x86's SIMD tier) and the baseline as ref, so ENGINE_MAX_TIER caps them
+// as it caps the matmul kernels.
+struct Variant {
+  const char* name;
+  kernels::Tier tier;
+  kernels::Arch arch;
+  uint64_t required_features;
+  const IsaOps* ops;
+};
+constexpr Variant kVariants[] = {
+#if defined(ENGINE_OPS_X86_VARIANTS)
+    {"x86_avx512", kernels::Tier::hwy, kernels::Arch::x86_64,
+     feature_bits({Feature::avx2, Feature::fma, Feature::f16c, Feature::avx512f, Feature::avx512bw, Feature::avx512dq,
+           Feature::avx512vl, Feature::avx512cd}),
+     &x86_avx512::kIsaOps},
+    {"x86_avx2", kernels::Tier::hwy, kernels::Arch::x86_64, feature_bits({Feature::avx2, Feature::fma, Feature::f16c}),
+     &x86_avx2::kIsaOps},
+#endif
+    {"baseline", kernels::Tier::ref, kernels::Arch::unknown, 0, &baseline::kIsaOps},
 };
 
-Candidates runnable() {
-  Candidates c;
-#if defined(ENGINE_OPS_X86_VARIANTS)
-  // The flags each variant is compiled with (engine/CMakeLists.txt), as the
-  // kernels' detection sees them (cpuid, and xgetbv for the OS's support).
-  using kernels::Feature;
-  const kernels::CpuFeatures& cpu = kernels::host_cpu_features();
-  const bool avx2 = cpu.has(Feature::avx2) && cpu.has(Feature::fma) && cpu.has(Feature::f16c);
-  if (avx2 && cpu.has(Feature::avx512f) && cpu.has(Feature::avx512bw) && cpu.has(Feature::avx512dq) &&
-      cpu.has(Feature::avx512vl) && cpu.has(Feature::avx512cd)) {
-    c.list[c.n++] = &x86_avx512::kIsaOps;
-  }
-  if (avx2) c.list[c.n++] = &x86_avx2::kIsaOps;
-#endif
-  c.list[c.n++] = &baseline::kIsaOps;
-  return c;
-}
-
-const Candidates& candidates() {
-  static const Candidates c = runnable();
-  return c;
+kernels::Choice<Variant> choice_for(const kernels::CpuFeatures& cpu, std::optional<kernels::Tier> cap) {
+  std::vector<const Variant*> best_first;
+  for (const Variant& v : kVariants) best_first.push_back(&v);
+  return kernels::choose<Variant>(best_first, cpu, cap);
 }
 
 }  // namespace
 
-std::span<const IsaOps* const> isa_ops_variants() { return {candidates().list.data(), candidates().n}; }
+std::span<const IsaOps* const> isa_ops_variants() {
+  static const std::vector<const IsaOps*> runnable = [] {
+    std::vector<const IsaOps*> out;
+    for (const Variant& v : kVariants) {
+      if (kernels::can_run(v.arch, v.required_features, kernels::host_cpu_features())) out.push_back(v.ops);
+    }
+    return out;
+  }();
+  return runnable;
+}
+
+const IsaOps& choose_isa_ops(const kernels::CpuFeatures& cpu, std::optional<kernels::Tier> cap) {
+  // The baseline runs everywhere and no tier is below ref: there is always a choice.
+  return *choice_for(cpu, cap).chosen->ops;
+}
+
+std::string describe_isa_ops_choice(const kernels::CpuFeatures& cpu, std::optional<kernels::Tier> cap) {
+  return kernels::describe_choice(choice_for(cpu, cap), "none");
+}
 
 const IsaOps& isa_ops() {
-  static const IsaOps& chosen = *candidates().list[0];
-  return chosen;
+  static const IsaOps& ops = choose_isa_ops(kernels::host_cpu_features(), kernels::max_tier_from_env());
+  return ops;
 }
 
 void dot_rows(const float* q, size_t q_stride, size_t n_q, const float* k, size_t k_stride, size_t n_k, size_t d,

@@ -7,7 +7,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
+#include <string>
+
+#include "kernels/cpu_features.h"
+#include "kernels/tier.h"
 
 namespace engine::ops {
 
@@ -32,7 +37,13 @@ struct IsaOps {
 
 // Every variant compiled in that this CPU can run, best first (tests run each).
 std::span<const IsaOps* const> isa_ops_variants();
-// The one in use: the first of isa_ops_variants().
+// The choice for a CPU and a tier cap, made as the matmul kernels' is
+// (kernels/choose.h): the best variant it runs that the cap allows.
+const IsaOps& choose_isa_ops(const kernels::CpuFeatures& cpu, std::optional<kernels::Tier> cap);
+// That choice for the log, in the matmul kernels' format: "x86_avx512 [hwy]",
+// "baseline [ref]; rejected: x86_avx512 (above ENGINE_MAX_TIER=ref) ...".
+std::string describe_isa_ops_choice(const kernels::CpuFeatures& cpu, std::optional<kernels::Tier> cap);
+// The one in use: chosen once, for this CPU and ENGINE_MAX_TIER.
 const IsaOps& isa_ops();
 
 // fp16 -> fp32 without any instruction beyond the baseline (ops.cpp); the

@@ -6,6 +6,8 @@
 
 #include "engine/error.h"
 #include "engine/finite_check.h"
+#include "engine/log.h"
+#include "engine/memory.h"
 #include "engine/ops.h"
 #include "engine/session_memory.h"
 #include "engine/threads/thread_pool.h"
@@ -22,6 +24,12 @@ Session::Session(const Model& model, const SessionParams& params)
       memory_limit_(params.memory_limit),
       kv_(c_, n_ctx_, n_batch_, params.kv_type),
       attention_(c_, n_batch_, n_ctx_, params.kv_type, compute_.n_threads()) {
+  if (c_.n_ctx_train != 0 && n_ctx_ > c_.n_ctx_train) {
+    log_warning("context of " + std::to_string(n_ctx_) + " tokens, above the " + std::to_string(c_.n_ctx_train) +
+                " this model was trained for: text past " + std::to_string(c_.n_ctx_train) +
+                " tokens degrades, while the KV cache grows with the context (" + format_bytes(memory_.kv_bytes) +
+                " here). Recommended: a context of at most " + std::to_string(c_.n_ctx_train));
+  }
   const size_t b = n_batch_;
   x_.resize(b * c_.n_embd);
   xn_.resize(b * c_.n_embd);
@@ -110,7 +118,8 @@ void Session::eval_layers(const int32_t* tokens, uint32_t n, Logits wanted) {
     // NaN or Inf would flow through every later layer into garbage logits; it
     // is reported here, naming the layer that produced it. One pass over
     // (n, n_embd) floats, against the layer's matmuls of n_embd x (4 n_embd +
-    // 3 n_ff) multiply-adds per token: nothing measurable (see README).
+    // 3 n_ff) multiply-adds per token: nothing measurable (docs/reliability.md,
+    // "The NaN/Inf check's cost").
     check_finite(model_, x_.data(), n, d, n_past_, static_cast<int>(l));
   }
 

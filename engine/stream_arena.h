@@ -5,8 +5,8 @@
 // One anonymous mapping, aligned to 2 MiB and marked MADV_HUGEPAGE, so that
 // where the kernel has transparent huge pages (enabled "always" or "madvise")
 // the buffer is backed by 2 MiB pages: one TLB entry instead of 512. In a
-// virtual machine a TLB miss walks two page tables; on the 2-core VM of the
-// README a read loop over 512 MiB ran at 12.4 GB/s in huge pages against
+// virtual machine a TLB miss walks two page tables; on a 2-core VM
+// (docs/memory.md) a read loop over 512 MiB ran at 12.4 GB/s in huge pages against
 // 10.1 GB/s in 4 KiB pages (2 threads, alternating). Where the advice is
 // refused (THP disabled, or no such call) the buffer works in small pages.
 //

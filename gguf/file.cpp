@@ -451,7 +451,7 @@ File File::open(const std::string& path) {
   }
   // The size is fixed here, before mapping: every check below is against it,
   // so a file that is already short is an error, never a fault. What a file
-  // does after this point (see README, "Memory"):
+  // does after this point (docs/memory.md):
   // - replaced by a rename (gguf::Writer, most downloaders): the mapping keeps
   //   the old file's pages; nothing changes for this File.
   // - rewritten in place at the same size: later reads see the new bytes. The

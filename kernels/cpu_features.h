@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 
 namespace kernels {
@@ -36,6 +37,14 @@ enum class Feature : uint32_t {
   avxvnni,
   kCount
 };
+
+// The bit set of some features, as CpuFeatures::bits and a kernel's
+// required_features hold them: feature_bits({Feature::avx2, Feature::fma}).
+constexpr uint64_t feature_bits(std::initializer_list<Feature> features) {
+  uint64_t b = 0;
+  for (Feature f : features) b |= uint64_t{1} << static_cast<uint32_t>(f);
+  return b;
+}
 
 struct CpuFeatures {
   Arch arch = Arch::unknown;

@@ -30,7 +30,7 @@ namespace {
 constexpr uint8_t rank(Tier t) { return static_cast<uint8_t>(t); }
 
 // Preference when several tiers can run, by instructions per weight under qemu
-// (README, "Kernels"): at 128 bits SVE runs more than the i8mm and dotprod
+// (docs/kernels.md): at 128 bits SVE runs more than the i8mm and dotprod
 // kernels on NEON registers (Q4_0 decode, 1 x 4096 x 4096: i8mm 0.193, dotprod
 // 0.261, sve 0.284; Q4_K: 0.223, 0.249, 0.306), so it comes after both and
 // only runs where neither does; with wider vectors SVE runs fewer (0.071 at
@@ -103,27 +103,13 @@ const std::array<Table, gguf::kGgmlTypeIdCount>& tables() {
   return built;
 }
 
-std::string missing_features(const MatmulKernel& k, const CpuFeatures& cpu) {
-  std::string s;
-  for (uint32_t i = 0; i < static_cast<uint32_t>(Feature::kCount); ++i) {
-    if (((k.required_features >> i) & 1) && !cpu.has(static_cast<Feature>(i))) {
-      s += s.empty() ? "cpu lacks " : "+";
-      s += feature_name(static_cast<Feature>(i));
-    }
-  }
-  return s;
-}
-
 }  // namespace
 
 std::span<const MatmulKernel* const> matmul_table(gguf::GgmlType weight_type) {
   return tables()[static_cast<uint32_t>(weight_type)];
 }
 
-bool can_run(const MatmulKernel& k, const CpuFeatures& cpu) {
-  if (k.arch != Arch::unknown && k.arch != cpu.arch) return false;
-  return (cpu.bits & k.required_features) == k.required_features;
-}
+bool can_run(const MatmulKernel& k, const CpuFeatures& cpu) { return can_run(k.arch, k.required_features, cpu); }
 
 Tier expected_tier(const CpuFeatures& cpu) {
   switch (cpu.arch) {
@@ -152,40 +138,29 @@ MatmulSelection select_matmul(gguf::GgmlType weight_type, const CpuFeatures& cpu
   s.weight_type = weight_type;
   s.expected = expected_tier(cpu);
   s.cap = max_tier;
+  std::vector<const MatmulKernel*> best_first;  // the table in this CPU's order of tiers
   for (Tier tier : preference(cpu)) {
     for (const MatmulKernel* k : matmul_table(weight_type)) {
-      if (k->tier != tier) continue;
-      if (max_tier && rank(k->tier) > rank(*max_tier)) {
-        s.rejected.push_back({k, "above ENGINE_MAX_TIER=" + std::string(tier_name(*max_tier))});
-      } else if (!can_run(*k, cpu)) {
-        s.rejected.push_back({k, missing_features(*k, cpu)});
-      } else {
-        s.kernel = k;
-        return s;
-      }
+      if (k->tier == tier) best_first.push_back(k);
     }
   }
+  Choice<MatmulKernel> c = choose<MatmulKernel>(best_first, cpu, max_tier);
+  s.kernel = c.chosen;
+  s.rejected = std::move(c.rejected);
   return s;
 }
 
 std::string MatmulSelection::describe() const {
+  std::string hwy_target;
+#if ENGINE_HAVE_TIER_HWY
+  // A Highway kernel picks its instruction set at run time: name it.
+  if (kernel != nullptr && kernel->tier == Tier::hwy) hwy_target = hwy::target_name();
+#endif
   // Built with append(): GCC 12 reports a false -Wrestrict on "literal" + std::string&&.
   std::string line(gguf::type_name(weight_type));
-  line.append(": ");
-  if (kernel == nullptr) {
-    line.append("no kernel: this build cannot compute ").append(gguf::type_name(weight_type));
-  } else {
-    line.append(kernel->name).append(" [").append(tier_name(kernel->tier));
-#if ENGINE_HAVE_TIER_HWY
-    // A Highway kernel picks its instruction set at run time: name it.
-    if (kernel->tier == Tier::hwy) line.append(" ").append(hwy::target_name());
-#endif
-    line.append("]");
-  }
-  if (!rejected.empty()) {
-    line.append("; rejected:");
-    for (const Rejection& r : rejected) line.append(" ").append(r.kernel->name).append(" (").append(r.reason).append(")");
-  }
+  line.append(": ").append(describe_choice(Choice<MatmulKernel>{kernel, rejected},
+                                           "no kernel: this build cannot compute " + std::string(gguf::type_name(weight_type)),
+                                           hwy_target));
   if (kernel != nullptr && rank(kernel->tier) < rank(expected)) {
     if (cap && rank(*cap) < rank(expected)) {
       line.append("; below this CPU's ").append(tier_name(expected)).append(" tier because ENGINE_MAX_TIER=");

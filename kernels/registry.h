@@ -1,6 +1,7 @@
 // Kernel selection: one table per weight type, best tier first, ending in ref.
-// Detection (cpu_features.h) and selection (here) are separate functions; the
-// engine selects once per weight type when it loads a model and logs the line.
+// Detection (cpu_features.h) and selection (here, through choose.h, which the
+// row operations use too) are separate functions; the engine selects once per
+// weight type when it loads a model and logs the line.
 #pragma once
 
 #include <optional>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "gguf/ggml_types.h"
+#include "kernels/choose.h"
 #include "kernels/cpu_features.h"
 #include "kernels/matmul.h"
 
@@ -19,10 +21,8 @@ namespace kernels {
 std::span<const MatmulKernel* const> matmul_table(gguf::GgmlType weight_type);
 bool can_run(const MatmulKernel& kernel, const CpuFeatures& cpu);
 
-struct Rejection {
-  const MatmulKernel* kernel;
-  std::string reason;  // "cpu lacks i8mm", "above ENGINE_MAX_TIER=neon"
-};
+// A better kernel of the table, and why it was passed over.
+using Rejection = Passed<MatmulKernel>;
 
 struct MatmulSelection {
   gguf::GgmlType weight_type;

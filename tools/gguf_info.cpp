@@ -221,7 +221,7 @@ void print_json(const gguf::File& f, const Options& opt, const engine::KernelPla
       j.key("fallback").value(s.is_fallback());
       j.key("rejected").begin_array();
       for (const auto& r : s.rejected) {
-        j.begin_object().key("kernel").value(r.kernel->name).key("reason").value(r.reason).end_object();
+        j.begin_object().key("kernel").value(r.candidate->name).key("reason").value(r.reason).end_object();
       }
       j.end_array();
       j.end_object();

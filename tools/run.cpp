@@ -22,6 +22,7 @@
 #include "engine/tokenizer/tokenizer.h"
 #include "gguf/file.h"
 #include "tools/common/args.h"
+#include "tools/common/fallback_advice.h"
 #include "tools/common/json_writer.h"
 #include "tools/common/sampler_args.h"
 
@@ -52,9 +53,10 @@ void usage(FILE* out) {
                "  -m, --model FILE        GGUF model\n"
                "  -p, --prompt TEXT       prompt (default: empty, generation starts from BOS)\n"
                "  -n, --n-predict N       tokens to generate (default 128; stops early at end of generation)\n"
-               "  -t, --threads N         threads (default: one per core of the fastest clusters)\n"
+               "  -t, --threads N         threads; 0 (the default) = one per core of the fastest clusters, pinned\n"
                "      --cpus SPEC         default | all | none | a CPU list such as 4-7\n"
-               "  -c, --ctx-size N        context size (default: the model's, at most 4096)\n"
+               "  -c, --ctx-size N        context size (default: the model's, at most 4096; above the model's\n"
+               "                          trained context a warning, since text past it degrades)\n"
                "  -b, --batch-size N      prompt tokens per prefill step (default 512)\n"
                "      --kv-type f16|f32   KV cache precision (default f16)\n"
                "%s"
@@ -148,6 +150,11 @@ int run(const Options& o) {
   const engine::Tokenizer tokenizer = engine::Tokenizer::from_gguf(model->file());
   const auto t_loaded = Clock::now();
   const engine::MemoryUsage after_load = engine::memory_usage();
+  // A weight type below this CPU's tier: say how to get a file that runs at
+  // full speed here (the WARNING lines above name the kernels).
+  for (const std::string& line : tools::advise_on_fallbacks(model->file(), model->kernel_plan(), o.model).lines()) {
+    std::fprintf(stderr, "run: %s\n", line.c_str());
+  }
 
   engine::ThreadOptions thread_options;
   thread_options.n_threads = static_cast<size_t>(o.n_threads);
@@ -159,7 +166,11 @@ int run(const Options& o) {
   sp.n_batch = static_cast<uint32_t>(o.n_batch);
   sp.kv_type = o.kv_type == "f32" ? engine::KvType::f32 : engine::KvType::f16;
   sp.pool = &pool;
+  // Session setup allocates and zeroes the KV cache and scratch: with a large
+  // -c it is seconds (and most of the memory), so the summary reports it.
+  const auto t_setup = Clock::now();
   engine::Session session(*model, sp);
+  const double setup_ms = ms_between(t_setup, Clock::now());
   const size_t n_vocab = model->config().n_vocab;
 
   if (!o.tokens.empty()) {
@@ -222,6 +233,8 @@ int run(const Options& o) {
   const int64_t decode_steps = generated > 0 ? generated - 1 : 0;  // the first token came from the prefill
   std::fprintf(stderr, "\nmodel:      %s (%s, load %.0f ms)\n", o.model.c_str(),
                mib(model->file().file_size()).c_str(), ms_between(t_load, t_loaded));
+  std::fprintf(stderr, "session:    context %u tokens, set up in %.0f ms (KV cache %s)\n", session.n_ctx(), setup_ms,
+               mib(session.kv_cache().bytes()).c_str());
   std::fprintf(stderr, "prompt:     %zu tokens, prefill %.2f tokens/s (%.1f ms)\n", prompt.size(),
                1000.0 * static_cast<double>(prompt.size()) / prefill_ms, prefill_ms);
   std::fprintf(stderr, "first token: %.1f ms after the prompt was tokenized\n", prefill_ms);

@@ -147,6 +147,24 @@ void add_warnings(ThreadPlan& plan, const CpuTopology& topo, const Pools& p, con
   }
 }
 
+// More threads than this per CPU the process may use only oversubscribes them
+// (each extra thread waits for a core; at 10,000 the system refused to start
+// more): refused with the count that makes sense here.
+constexpr size_t kMaxThreadsPerCpu = 4;
+
+void check_thread_count(size_t n_threads, const Pools& p) {
+  std::vector<int> allowed;
+  for (const auto* pool : {&p.fast, &p.fast_smt, &p.little, &p.little_smt}) append(allowed, *pool);
+  const size_t limit = kMaxThreadsPerCpu * std::max<size_t>(allowed.size(), 1);
+  if (n_threads <= limit) return;
+  std::sort(allowed.begin(), allowed.end());
+  throw Error("--threads " + std::to_string(n_threads) + ": this process may run on " +
+              std::to_string(allowed.size()) + (allowed.size() == 1 ? " CPU" : " CPUs") +
+              (allowed.empty() ? "" : " (cpu " + format_cpu_list(allowed) + ")") + ", so at most " +
+              std::to_string(limit) + " threads (" + std::to_string(kMaxThreadsPerCpu) +
+              " per CPU); 0 picks one per fast core");
+}
+
 }  // namespace
 
 const char* affinity_name(Affinity a) {
@@ -219,6 +237,7 @@ ThreadPlan ThreadPlan::make(const CpuTopology& topo, const ThreadOptions& option
     }
   }
   size_t n = options.n_threads;
+  check_thread_count(n, p);
   if (n == 0) {
     n = options.affinity == Affinity::all || options.affinity == Affinity::list ? candidates.size()
                                                                                  : plan.recommended_threads;

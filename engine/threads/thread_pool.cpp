@@ -362,8 +362,24 @@ std::vector<WorkerReport> ThreadPool::report() const {
 }
 
 std::string ThreadPool::describe() const {
+  // One line per worker up to a screenful; past it, the rest counted by how
+  // they are placed (-t 10000 once printed 10,011 lines).
+  constexpr size_t kListed = 16;
   std::string out = plan_.describe();
-  for (const WorkerReport& r : report()) out += "\n  " + r.describe();
+  const std::vector<WorkerReport> workers = report();
+  size_t counts[3] = {0, 0, 0};  // by WorkerReport::Pin
+  for (const WorkerReport& r : workers) {
+    if (r.thread < kListed) {
+      out += "\n  " + r.describe();
+    } else {
+      ++counts[static_cast<size_t>(r.pin)];
+    }
+  }
+  if (workers.size() > kListed) {
+    out += "\n  t" + std::to_string(kListed) + "-t" + std::to_string(workers.size() - 1) + ": " +
+           std::to_string(counts[0]) + " pinned, " + std::to_string(counts[1]) + " pinning failed, " +
+           std::to_string(counts[2]) + " not pinned";
+  }
   return out;
 }
 

@@ -11,7 +11,7 @@
 // several threads at once. Copies share the vocabulary. A StreamDecoder is one
 // stream's state: use it from one thread at a time.
 //
-// Choices where the reference leaves room (see README / the report):
+// Choices where the reference leaves room:
 // - encode(parse_special = false) still matches user-defined tokens (type 4)
 //   as whole tokens, as HF tokenizers and llama.cpp do for added tokens; only
 //   control and unknown tokens are left as plain text.

@@ -25,8 +25,7 @@ class CApiMisuse : public ::testing::Test {
  protected:
   void SetUp() override {
     engine::set_log_level(engine::LogLevel::error);
-    path_ = engine_test::shared_file("models/stories260K.gguf");
-    if (path_.empty()) GTEST_SKIP() << "missing shared file models/stories260K.gguf";
+    path_ = engine_test::default_model();
     ASSERT_EQ(engine_model_load(path_.c_str(), &model_), ENGINE_OK) << engine_last_error();
   }
   void TearDown() override {

@@ -18,8 +18,7 @@ class CApi : public ::testing::Test {
  protected:
   void SetUp() override {
     engine::set_log_level(engine::LogLevel::error);
-    model_path_ = engine_test::shared_file("models/stories260K.gguf");
-    if (model_path_.empty()) GTEST_SKIP() << "missing shared file models/stories260K.gguf";
+    model_path_ = engine_test::default_model();
     ASSERT_EQ(engine_model_load(model_path_.c_str(), &model_), ENGINE_OK) << engine_last_error();
   }
   void TearDown() override {

@@ -118,13 +118,26 @@ TEST(Doctor, StealTimeOfAVirtualMachineWarns) {
   EXPECT_EQ(unmeasured.text.find("steal"), std::string::npos) << unmeasured.text;
 }
 
+// A small model next to the process's own memory: the few MiB the process
+// had before the load, and the load's fixed part, are not an expansion.
+TEST(Doctor, TheProcessesOwnMemoryIsNotAnExpansion) {
+  ModelInfo m = bench_test::example_report().runs[0].model;
+  m.file_bytes = 1185376;                    // the demo model
+  m.rss_before_load_bytes = 4718592;         // 4.5 MiB, measured by doctor on it
+  m.rss_after_load_bytes = 6396314;          // 6.1 MiB
+  const Doctor d(bench_test::bench_fixture("pixel-8-pro"), &m);
+  EXPECT_EQ(d.with("model memory", Level::ok).size(), 1u) << d.text;
+}
+
 TEST(Doctor, ModelMemoryFarAboveTheFileWarns) {
   ModelInfo m = bench_test::example_report().runs[0].model;
-  m.rss_after_load_bytes = 3 * m.file_bytes;
+  m.rss_before_load_bytes = 5 << 20;
+  m.rss_after_load_bytes = 3 * m.file_bytes + m.rss_before_load_bytes + bench::kLoadOverheadBytes;
   const Doctor d(bench_test::bench_fixture("pixel-8-pro"), &m);
   const auto mem = d.with("model memory", Level::warn);
   ASSERT_EQ(mem.size(), 1u) << d.text;
-  EXPECT_NE(mem[0].message.find("3.00x"), std::string::npos) << mem[0].message;
+  EXPECT_NE(mem[0].message.find("(5.0 MiB before it)"), std::string::npos) << mem[0].message;
+  EXPECT_NE(mem[0].message.find("the weights take 3.00x the file"), std::string::npos) << mem[0].message;
   // The model's kernels are the ones checked (the example's: i8mm, no fallback).
   EXPECT_EQ(d.with("kernel Q4_0", Level::ok).size(), 1u) << d.text;
 }

@@ -49,6 +49,7 @@ bench::Report example_report() {
   m.kv_type = "f16";
   m.kv_layers = "22 attention layers x 4.0 MiB";
   m.load_ms = 412;
+  m.rss_before_load_bytes = 4718592;
   m.rss_after_load_bytes = 641728512;
   m.peak_rss_bytes = 702545920;
   m.repacked_bytes = 598736896;

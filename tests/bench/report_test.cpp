@@ -76,6 +76,9 @@ Report fallback_report() {
   k.fallback = true;
   k.rejected = {"matmul_f32_q8_0_q4_0_4x8_i8mm: not in this build", "matmul_f32_q8_0_q4_0_4x8_dotprod: not in this build"};
   r.build.compiled_tiers = "ref";
+  r.runs[0].model.fallback_advice = {
+      "slow weights: Q4_0 on matmul_f32_q8_0_q4_0_1x1_ref [ref], below this CPU's tier",
+      "no weight type that quantize writes has a kernel at this CPU's tier in this build"};
   for (TestResult& t : r.runs[0].tests) {
     for (double& v : t.tokens_per_s.samples) v *= t.kind == "decode" ? 0.08 : 0.02;
     for (double& v : t.ms.samples) v /= t.kind == "decode" ? 0.08 : 0.02;
@@ -88,6 +91,15 @@ Report fallback_report() {
   rl.decode_efficiency_paired = Stats::of(rl.decode_efficiency_paired.samples);
   for (double* v : {&rl.prefill_tokens_per_s, &rl.prefill_gop_s, &rl.prefill_fraction}) *v *= 0.02;
   return r;
+}
+
+// The advice for a fallback reaches the markdown report and survives JSON.
+TEST(ReportMarkdown, ShowsTheFallbackAdvice) {
+  const Report r = fallback_report();
+  EXPECT_NE(report_markdown(r).find("| advice | slow weights: Q4_0 on matmul_f32_q8_0_q4_0_1x1_ref [ref], below this "
+                                    "CPU's tier<br>no weight type"),
+            std::string::npos);
+  EXPECT_EQ(report_from_json(JsonValue::parse(report_json(r))).runs[0].model.fallback_advice, r.runs[0].model.fallback_advice);
 }
 
 TEST(ReportJson, SchemaMatchesTheCheckedInExample) {

@@ -24,8 +24,7 @@ class HostileModel : public ::testing::Test {
  protected:
   void SetUp() override {
     engine::set_log_level(engine::LogLevel::error);
-    src_ = engine_test::shared_file("models/stories260K.gguf");
-    if (src_.empty()) GTEST_SKIP() << "missing shared file models/stories260K.gguf";
+    src_ = engine_test::default_model();
     dir_ = engine_test::temp_dir("hostile-model");
   }
   void TearDown() override {

@@ -6,13 +6,16 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <string>
+#include <optional>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "engine/ops.h"
 #include "engine/ops_isa.h"
+#include "kernels/cpu_features.h"
 #include "kernels/ref/fp16.h"
+#include "kernels/tier.h"
 
 namespace {
 
@@ -30,6 +33,23 @@ TEST(Ops, TheBestAttentionIsaRunsAndTheBaselineIsAlwaysThere) {
   std::string names;
   for (const auto* v : variants) names += std::string(" ") + v->isa;
   std::printf("row operations compiled and runnable here:%s\n", names.c_str());
+}
+
+// The row operations are chosen as the matmul kernels are (kernels/choose.h):
+// ENGINE_MAX_TIER=ref caps them to the baseline, and the log line has the
+// kernels' format, rejections and reasons included.
+TEST(Ops, TheTierCapAppliesToTheRowOperationsAsToTheKernels) {
+  const kernels::CpuFeatures& cpu = kernels::host_cpu_features();
+  const auto variants = engine::ops::isa_ops_variants();
+  EXPECT_EQ(&engine::ops::choose_isa_ops(cpu, std::nullopt), variants.front());
+  EXPECT_STREQ(engine::ops::choose_isa_ops(cpu, kernels::Tier::ref).isa, "baseline");
+  const std::string capped = engine::ops::describe_isa_ops_choice(cpu, kernels::Tier::ref);
+  EXPECT_EQ(capped.rfind("baseline [ref]", 0), 0u) << capped;
+  for (const auto* v : variants.first(variants.size() - 1)) {
+    EXPECT_NE(capped.find(std::string(v->isa) + " (above ENGINE_MAX_TIER=ref)"), std::string::npos) << capped;
+  }
+  const std::string best = engine::ops::describe_isa_ops_choice(cpu, std::nullopt);
+  EXPECT_EQ(best.rfind(std::string(variants.front()->isa) + " [", 0), 0u) << best;
 }
 
 TEST(Ops, Fp16RowConversionIsTheReferenceBitForBitOnEveryHalf) {

@@ -17,7 +17,7 @@
 namespace {
 
 void check_profile(engine::ThreadPool* pool) {
-  ENGINE_REQUIRE_SHARED(model_path, "models/stories260K.gguf");
+  const std::filesystem::path model_path = ::engine_test::default_model();
   const auto model = engine::Model::load(model_path.string());
   engine::Session s(*model, {.n_ctx = 64, .pool = pool});
   std::vector<int32_t> prompt(32);

@@ -21,8 +21,7 @@ class ResourceLimits : public ::testing::Test {
  protected:
   void SetUp() override {
     engine::set_log_level(engine::LogLevel::error);
-    const auto path = engine_test::shared_file("models/stories260K.gguf");
-    if (path.empty()) GTEST_SKIP() << "missing shared file models/stories260K.gguf";
+    const auto path = engine_test::default_model();
     model_ = engine::Model::load(path.string());
   }
   void TearDown() override { engine::set_log_level(engine::LogLevel::info); }

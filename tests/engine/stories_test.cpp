@@ -6,6 +6,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <iterator>
+#include <string>
 
 #include "engine/error.h"
 #include "engine/model.h"
@@ -18,7 +21,7 @@ namespace {
 using engine_test::Json;
 
 TEST(Stories260K, GreedyFromBosMatchesTheReference) {
-  ENGINE_REQUIRE_SHARED(model_path, "models/stories260K.gguf");
+  const std::filesystem::path model_path = ::engine_test::default_model();
   ENGINE_REQUIRE_SHARED(expected_path, "models/expected/stories260K.expected.json");
   const Json expected = Json::parse_file(expected_path)["derived_by_fp64_reference_forward_pass"];
   const std::vector<int32_t> ids = expected["greedy_from_bos_200_token_ids"].ints();
@@ -46,8 +49,21 @@ TEST(Stories260K, GreedyFromBosMatchesTheReference) {
   EXPECT_EQ(got, ids);
 }
 
+// The repository's copy (models/, for the quickstart from a bare clone) is the
+// file the references in ../shared were made from, byte for byte.
+TEST(Stories260K, TheDefaultModelIsTheReferenceFile) {
+  ENGINE_REQUIRE_SHARED(shared_path, "models/stories260K.gguf");
+  const auto read_all = [](const std::filesystem::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string bundled = read_all(engine_test::default_model());
+  ASSERT_EQ(bundled.size(), 1185376u) << engine_test::default_model();
+  EXPECT_TRUE(bundled == read_all(shared_path)) << engine_test::default_model() << " differs from " << shared_path;
+}
+
 TEST(Stories260K, PromptInOneBatchEqualsTokenByToken) {
-  ENGINE_REQUIRE_SHARED(model_path, "models/stories260K.gguf");
+  const std::filesystem::path model_path = ::engine_test::default_model();
   const auto model = engine::Model::load(model_path.string());
   const std::vector<int32_t> prompt = {1, 403, 407, 261, 378, 432, 383, 286, 261, 376};
   engine::Session batch(*model, {.n_ctx = 64, .kv_type = engine::KvType::f32});
@@ -63,7 +79,7 @@ TEST(Stories260K, PromptInOneBatchEqualsTokenByToken) {
 }
 
 TEST(Stories260K, ContextOverflowAndBadTokensAreErrors) {
-  ENGINE_REQUIRE_SHARED(model_path, "models/stories260K.gguf");
+  const std::filesystem::path model_path = ::engine_test::default_model();
   const auto model = engine::Model::load(model_path.string());
   engine::Session s(*model, {.n_ctx = 4});
   const std::vector<int32_t> five = {1, 2, 3, 4, 5};

@@ -251,7 +251,7 @@ TEST_F(GgufMalformedFiles, EmptyMissingAndDirectory) {
 }
 
 TEST_F(GgufMalformedFiles, RealModelTruncatedOnDisk) {
-  ENGINE_REQUIRE_SHARED(src, "models/stories260K.gguf");
+  const std::filesystem::path src = ::engine_test::default_model();
   std::ifstream in(src, std::ios::binary);
   std::vector<char> all{std::istreambuf_iterator<char>(in), {}};
   for (size_t keep : {size_t{100}, size_t{20000}, all.size() / 2, all.size() - 1}) {

@@ -24,7 +24,7 @@ std::string error_of(const std::function<void()>& f) {
 }
 
 TEST(GgufReader, Stories260KHeaderMetadataAndTensors) {
-  ENGINE_REQUIRE_SHARED(path, "models/stories260K.gguf");
+  const std::filesystem::path path = ::engine_test::default_model();
   const gguf::File f = gguf::File::open(path.string());
   EXPECT_EQ(f.version(), 3u);
   EXPECT_EQ(f.file_size(), 1185376u);
@@ -116,7 +116,7 @@ TEST(GgufReader, VocabularyOnlyFileHasNoTensors) {
 }
 
 TEST(GgufReader, TypedAccessorErrorsNameFileKeyAndTypes) {
-  ENGINE_REQUIRE_SHARED(path, "models/stories260K.gguf");
+  const std::filesystem::path path = ::engine_test::default_model();
   const gguf::File f = gguf::File::open(path.string());
   std::string msg = error_of([&] { f.get_uint("llama.no_such_key"); });
   EXPECT_NE(msg.find("stories260K.gguf"), std::string::npos) << msg;

@@ -123,7 +123,7 @@ TEST_F(GgufWriter, HonoursACustomAlignment) {
 }
 
 TEST_F(GgufWriter, RewritingARealFileIsByteIdentical) {
-  ENGINE_REQUIRE_SHARED(src, "models/stories260K.gguf");
+  const std::filesystem::path src = ::engine_test::default_model();
   const gguf::File in = gguf::File::open(src.string());
   gguf::Writer w;
   w.copy_metadata(in);

@@ -167,7 +167,7 @@ TEST(Synth, WeightsHaveTheStatedDistributions) {
 }
 
 TEST(Synth, CopiesAVocabularyFromAnotherFile) {
-  ENGINE_REQUIRE_SHARED(vocab, "models/stories260K.gguf");
+  const std::filesystem::path vocab = ::engine_test::default_model();
   TempDir dir("synth-vocab");
   tools::SynthOptions o;
   o.shape = small("llama");

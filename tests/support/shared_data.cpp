@@ -16,6 +16,8 @@ std::filesystem::path shared_file(const std::string& relative) {
   return std::filesystem::is_regular_file(p, ec) ? p : std::filesystem::path{};
 }
 
+std::filesystem::path default_model() { return ENGINE_DEFAULT_MODEL; }
+
 std::filesystem::path temp_dir(const std::string& prefix) {
   std::random_device rd;
   for (int attempt = 0; attempt < 100; ++attempt) {

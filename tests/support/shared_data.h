@@ -15,6 +15,9 @@ std::filesystem::path shared_dir();
 // shared_dir() / relative if it exists, else an empty path.
 std::filesystem::path shared_file(const std::string& relative);
 
+// models/stories260K.gguf of the repository: the default model, there in every clone.
+std::filesystem::path default_model();
+
 // A directory for files a test writes (removed by the caller when done).
 std::filesystem::path temp_dir(const std::string& prefix);
 

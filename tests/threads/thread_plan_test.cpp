@@ -68,6 +68,21 @@ TEST(ThreadPlan, MoreThreadsThanCpusLeavesTheRestUnpinnedAndWarns) {
   EXPECT_EQ(log.warnings().size(), 2u);
 }
 
+// -t 10000 once started 10,000 threads and -t 100000 ended in EAGAIN: past 4
+// per CPU the plan is refused, naming the CPUs and the most it allows.
+TEST(ThreadPlan, FarMoreThreadsThanCpusIsRefusedNamingTheCpus) {
+  const CpuTopology topo = load("snapdragon-8-gen-3");  // 8 CPUs
+  EXPECT_EQ(ThreadPlan::make(topo, threads(32)).size(), 32u);
+  try {
+    ThreadPlan::make(topo, threads(10000));
+    FAIL() << "10000 threads on 8 CPUs were accepted";
+  } catch (const engine::Error& e) {
+    EXPECT_TRUE(contains(e.what(), "--threads 10000: this process may run on 8 CPUs (cpu 0-7), so at most 32 threads"))
+        << e.what();
+  }
+  EXPECT_THROW(ThreadPlan::make(topo, threads(33)), engine::Error);
+}
+
 TEST(ThreadPlan, FewerThreadsTakeTheFastestCores) {
   LogCapture log;
   EXPECT_EQ(ThreadPlan::make(load("dimensity-9300"), threads(2)).cpus, (std::vector<int>{7, 4}));

@@ -222,6 +222,15 @@ TEST(ThreadPool, ReportsUnpinnedThreads) {
 // Affinity really applied: pin the caller to CPU 0, and a worker to the last
 // allowed CPU, and watch sched_getcpu. Skipped, with the reason, where the
 // system refuses (a cpuset without CPU 0, a sandbox without the syscall).
+// The description lists a screenful of workers and counts the rest.
+TEST(ThreadPool, DescriptionSummarisesWorkersPastAScreenful) {
+  engine::ThreadPool pool(engine::ThreadPlan::unpinned(40));
+  const std::string text = pool.describe();
+  EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 17) << text;
+  EXPECT_TRUE(threads_test::contains(text, "\n  t15: not pinned")) << text;
+  EXPECT_TRUE(threads_test::contains(text, "\n  t16-t39: 0 pinned, 0 pinning failed, 24 not pinned")) << text;
+}
+
 TEST(ThreadPool, PinsToCpu0OnThisMachine) {
   if (!engine::os::affinity_supported()) GTEST_SKIP() << "no thread affinity on this OS";
   const auto before = engine::os::thread_affinity();

@@ -38,7 +38,7 @@ const PromptIds kStoriesPrompts[] = {
 };
 
 TEST(Stories260K, VocabularyFacts) {
-  ENGINE_REQUIRE_SHARED(path, "models/stories260K.gguf");
+  const std::filesystem::path path = ::engine_test::default_model();
   const engine::Tokenizer& tok = tokenizer_of(path);
   EXPECT_EQ(tok.n_vocab(), 512);
   EXPECT_EQ(tok.bos(), 1);
@@ -53,7 +53,7 @@ TEST(Stories260K, VocabularyFacts) {
 }
 
 TEST(Stories260K, PromptIds) {
-  ENGINE_REQUIRE_SHARED(path, "models/stories260K.gguf");
+  const std::filesystem::path path = ::engine_test::default_model();
   const engine::Tokenizer& tok = tokenizer_of(path);
   for (const PromptIds& p : kStoriesPrompts) {
     EXPECT_EQ(ids_string(tok.encode(p.prompt, true, false)), ids_string(p.ids_with_bos)) << p.prompt;
@@ -69,7 +69,7 @@ TEST(Stories260K, PromptIds) {
 // The ids of the documented greedy run decode, token by token, to the
 // documented text (llama2.c's expected output).
 TEST(Stories260K, GreedyTextDecodes) {
-  ENGINE_REQUIRE_SHARED(path, "models/stories260K.gguf");
+  const std::filesystem::path path = ::engine_test::default_model();
   ENGINE_REQUIRE_SHARED(expected, "models/expected/stories260K.expected.json");
   const std::string json = read_file(expected);
   // Two values of the JSON file, found by key (each key occurs once).
@@ -104,7 +104,7 @@ TEST(Stories260K, GreedyTextDecodes) {
 }
 
 TEST(Stories260K, SpecialTokensParsedOnlyWhenAsked) {
-  ENGINE_REQUIRE_SHARED(path, "models/stories260K.gguf");
+  const std::filesystem::path path = ::engine_test::default_model();
   const engine::Tokenizer& tok = tokenizer_of(path);
   const std::vector<int32_t> parsed = tok.encode("Hi</s><s>Hi", false, true);
   // SentencePiece puts a space before the text and after each special token.
@@ -152,7 +152,7 @@ TEST(Tokenizer, UserDefinedTokensAlwaysMatch) {
 
 // A character split across tokens comes out whole, never as broken bytes.
 TEST(StreamDecoder, HoldsSplitCharactersUntilComplete) {
-  ENGINE_REQUIRE_SHARED(path, "models/stories260K.gguf");
+  const std::filesystem::path path = ::engine_test::default_model();
   const engine::Tokenizer& tok = tokenizer_of(path);
   // "x😁y" spelled with byte fallback: 😁 is F0 9F 98 81.
   const std::string text = "x\xF0\x9F\x98\x81y";
@@ -191,7 +191,7 @@ TEST(StreamDecoder, ByteLevelPiecesOfOneCharacter) {
 }
 
 TEST(StreamDecoder, IllFormedBytesBecomeReplacementCharacters) {
-  ENGINE_REQUIRE_SHARED(path, "models/stories260K.gguf");
+  const std::filesystem::path path = ::engine_test::default_model();
   const engine::Tokenizer& tok = tokenizer_of(path);
   const auto byte = [](int b) { return b + 3; };  // stories260K: <0xNN> is id NN + 3
   const std::string fffd = "\xEF\xBF\xBD";

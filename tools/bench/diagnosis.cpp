@@ -129,14 +129,9 @@ std::optional<Finding> unoptimized_build(const Side& a, const Side& b) {
 
 // ---- 4 weights_expanded ----
 
-double rss_ratio(const ModelInfo& m) {
-  if (m.rss_after_load_bytes == 0 || m.file_bytes == 0) return kUnknown;
-  return static_cast<double>(m.rss_after_load_bytes) / static_cast<double>(m.file_bytes);
-}
-
 std::optional<Finding> weights_expanded(const Side& a, const Side& b) {
   constexpr double kLimit = 1.25;  // repacking at load is memory-neutral; 25% leaves room for scratch
-  const double ra = rss_ratio(a.run.model), rb = rss_ratio(b.run.model);
+  const double ra = load_rss_ratio(a.run.model), rb = load_rss_ratio(b.run.model);
   if (!known(ra) || !known(rb)) return std::nullopt;
   const bool ba = ra > kLimit, bb = rb > kLimit;
   if (!ba && !bb) return std::nullopt;

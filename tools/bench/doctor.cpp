@@ -71,9 +71,11 @@ int run(int argc, char** argv) {
   bench::ModelInfo model;
   std::unique_ptr<engine::Model> loaded;
   if (!model_path.empty()) {
+    const engine::MemoryUsage before = engine::memory_usage();
     loaded = engine::Model::load(model_path);
     const engine::MemoryUsage mem = engine::memory_usage();
     model = bench::describe_model(*loaded, model_path);
+    model.rss_before_load_bytes = before.known ? before.rss_bytes : 0;
     model.rss_after_load_bytes = mem.known ? mem.rss_bytes : 0;
     in.model = &model;
   }

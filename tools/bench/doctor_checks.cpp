@@ -36,6 +36,15 @@ bool tier_compiled(const std::string& tiers, kernels::Tier t) {
 constexpr gguf::GgmlType kCommonTypes[] = {gguf::GgmlType::Q4_0, gguf::GgmlType::Q4_K, gguf::GgmlType::Q5_K,
                                            gguf::GgmlType::Q6_K, gguf::GgmlType::Q8_0, gguf::GgmlType::F16};
 
+// The common types that have a kernel at this CPU's tier in this build.
+std::string fast_types(const DoctorInput& in) {
+  std::vector<std::string> names;
+  for (gguf::GgmlType t : kCommonTypes) {
+    if (!kernels::select_matmul(t, in.cpu, in.cap).is_fallback()) names.emplace_back(gguf::type_name(t));
+  }
+  return names.empty() ? "none in this build" : join(names, ", ");
+}
+
 void kernel_checks(const DoctorInput& in, std::vector<Check>& out) {
   const kernels::Tier expected = kernels::expected_tier(in.cpu);
   add(out, Level::ok, "cpu", in.cpu.describe() + "; best kernel tier for it: " + std::string(kernels::tier_name(expected)) +
@@ -64,11 +73,15 @@ void kernel_checks(const DoctorInput& in, std::vector<Check>& out) {
           "use a file with another weight type");
     } else if (k.fallback) {
       const std::string why = k.rejected.empty() ? "" : " (rejected: " + join(k.rejected, ", ") + ")";
+      // This build has the tier (else the build check above says so) but no
+      // kernel of this type in it: no build has one, so the fix is the file.
+      std::string advice = in.model != nullptr && !in.model->fallback_advice.empty()
+                               ? join(in.model->fallback_advice, "\n         ")
+                               : k.weight_type + " files run on slow code here; types that run at full speed: " +
+                                     fast_types(in);
       add(out, in.model ? Level::warn : Level::info, topic,
           k.kernel + " [" + k.tier + "], a fallback below the " + k.expected_tier + " tier this CPU supports" + why,
-          in.model ? "this model's " + k.weight_type + " weights run on slow code: use a build with the " +
-                         k.expected_tier + " kernels, or a file quantized to a type that has them (see the OK lines)"
-                   : k.weight_type + " files would run on slow code here; prefer a type with an OK line");
+          advice);
     } else {
       add(out, Level::ok, topic, k.kernel + " [" + k.tier + "]");
     }
@@ -233,17 +246,18 @@ void memory_checks(const DoctorInput& in, const DeviceInfo& device, const Snapsh
   huge_page_check(in, device, out);
   if (in.model != nullptr) {
     const ModelInfo& m = *in.model;
-    if (m.rss_after_load_bytes > 0 && m.file_bytes > 0) {
-      const double ratio = static_cast<double>(m.rss_after_load_bytes) / static_cast<double>(m.file_bytes);
+    // The process alone is a few MiB (binary, libraries, thread stacks): on a
+    // 1 MiB model that was a 5x "expansion". Judged is what the load added.
+    if (const double ratio = load_rss_ratio(m); known(ratio)) {
+      const std::string what = "resident " + fmt_bytes(m.rss_after_load_bytes) + " after load" +
+                               (m.rss_before_load_bytes ? " (" + fmt_bytes(m.rss_before_load_bytes) + " before it)" : "") +
+                               " for a " + fmt_bytes(m.file_bytes) + " file: the weights take " + fmt_double(ratio) +
+                               "x the file" + (m.rss_before_load_bytes ? " (the load's fixed 1 MiB aside)" : "");
       if (ratio > kRssLimit) {
-        add(out, Level::warn, "model memory",
-            "resident " + fmt_bytes(m.rss_after_load_bytes) + " after load for a " + fmt_bytes(m.file_bytes) + " file (" +
-                fmt_double(ratio) + "x): weights expanded or copied",
+        add(out, Level::warn, "model memory", what + ": weights expanded or copied",
             "check the kernel lines above for fallbacks; report it with `bench -o json` attached");
       } else {
-        add(out, Level::ok, "model memory",
-            "resident " + fmt_bytes(m.rss_after_load_bytes) + " after load for a " + fmt_bytes(m.file_bytes) + " file (" +
-                fmt_double(ratio) + "x)");
+        add(out, Level::ok, "model memory", what);
       }
     }
   }

@@ -309,6 +309,7 @@ Report run_bench(const BenchOptions& o, const std::string& command_line) {
       sha = digest.sha256;
       sha_source = digest.source;
     }
+    const engine::MemoryUsage before_load = engine::memory_usage();
     const auto t_load = Clock::now();
     const std::unique_ptr<engine::Model> model = engine::Model::load(path);
     const double load_ms = 1000 * seconds_since(t_load);
@@ -317,6 +318,7 @@ Report run_bench(const BenchOptions& o, const std::string& command_line) {
     base.sha256 = sha;
     base.sha256_source = sha_source;
     base.load_ms = load_ms;
+    base.rss_before_load_bytes = before_load.known ? before_load.rss_bytes : 0;
     base.rss_after_load_bytes = after_load.known ? after_load.rss_bytes : 0;
     base.kv_type = o.kv_type;
     const DominantKernel dominant = dominant_kernel(*model);

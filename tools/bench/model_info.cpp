@@ -4,6 +4,7 @@
 
 #include "engine/ops_isa.h"
 #include "gguf/ggml_types.h"
+#include "tools/common/fallback_advice.h"
 
 namespace bench {
 
@@ -14,7 +15,7 @@ KernelChoice kernel_choice(const kernels::MatmulSelection& s) {
   k.tier = s.kernel != nullptr ? std::string(kernels::tier_name(s.kernel->tier)) : "none";
   k.expected_tier = std::string(kernels::tier_name(s.expected));
   k.fallback = s.is_fallback();
-  for (const kernels::Rejection& r : s.rejected) k.rejected.push_back(std::string(r.kernel->name) + ": " + r.reason);
+  for (const kernels::Rejection& r : s.rejected) k.rejected.push_back(std::string(r.candidate->name) + ": " + r.reason);
   return k;
 }
 
@@ -47,6 +48,7 @@ ModelInfo describe_model(const engine::Model& model, const std::string& path) {
   }
   m.output_params = uint64_t{model.output().in} * model.output().out;
   for (const kernels::MatmulSelection& s : model.kernel_plan().selections) m.kernels.push_back(kernel_choice(s));
+  m.fallback_advice = tools::advise_on_fallbacks(model.file(), model.kernel_plan(), path).lines();
   m.ops_isa = engine::ops::isa_ops().isa;
   m.repacked_bytes = model.repacked_bytes();
   m.repacked_huge_page_bytes = model.repacked_huge_page_bytes();

@@ -85,4 +85,14 @@ double mean_policy_max_mhz(const Snapshot& s, const std::vector<int>& cpus) {
   return mean_mhz(s, cpus, &CoreFreq::policy_max_khz);
 }
 
+double load_rss_ratio(const ModelInfo& m) {
+  if (m.rss_after_load_bytes == 0 || m.file_bytes == 0) return kUnknown;
+  if (m.rss_before_load_bytes == 0 || m.rss_before_load_bytes > m.rss_after_load_bytes) {
+    return static_cast<double>(m.rss_after_load_bytes) / static_cast<double>(m.file_bytes);
+  }
+  const uint64_t added = m.rss_after_load_bytes - m.rss_before_load_bytes;
+  return static_cast<double>(added > kLoadOverheadBytes ? added - kLoadOverheadBytes : 0) /
+         static_cast<double>(m.file_bytes);
+}
+
 }  // namespace bench

@@ -114,15 +114,32 @@ struct ModelInfo {
   uint64_t layer_params = 0;            // elements of the per-layer matrices
   uint64_t output_params = 0;           // elements of the output matrix
   std::vector<KernelChoice> kernels;
+  // Where a type is on a fallback: the quantize command to a type that runs at
+  // full speed here, with the measured speed-up (tools/common/fallback_advice.h).
+  std::vector<std::string> fallback_advice;
   std::string ops_isa = "unknown";  // instruction set of the attention row operations (engine/ops_isa.h)
   std::string kv_type = "f16";
   std::string kv_layers;  // the cache by kind of layer: "22 attention layers x 44.0 MiB"; empty: unknown
   double load_ms = kUnknown;
+  uint64_t rss_before_load_bytes = 0;   // the process alone (binary, libraries, threads); 0 unknown
   uint64_t rss_after_load_bytes = 0;    // 0 unknown
   uint64_t peak_rss_bytes = 0;          // at the end of the run
   uint64_t repacked_bytes = 0;          // matrices in a kernel's layout (engine/stream_arena.h)
   uint64_t repacked_huge_page_bytes = 0;  // of them, in 2 MiB pages after load
 };
+
+// What a load adds besides the weights, whatever the file: the tokenizer's
+// tables, the tensor index, allocator arenas. The 1.1 MiB demo model's load
+// added 1.6 MiB (doctor, 2026-12-04); a 53 MiB Q4_0 file's, 0.93x the file.
+inline constexpr uint64_t kLoadOverheadBytes = uint64_t{1} << 20;
+
+// Resident memory the weights take after load, over the file size: the growth
+// from before the load to after it, less kLoadOverheadBytes (the process's own
+// few MiB and the load's fixed part are not the weights: on the demo model they
+// read as a 5x "expansion"); the whole resident size where the size before is
+// unknown; kUnknown without data.
+double load_rss_ratio(const ModelInfo& m);
+
 
 struct WorkerInfo {
   int thread = 0;       // 0 = the calling thread
@@ -169,7 +186,7 @@ double probe_reference_gb_s(const ProbeResult& p);
 // (0 when either is missing).
 double probe_drift(const ProbeResult& p);
 // A drift above this is noted in the report: a shared machine's bandwidth
-// moved by 20-30% within minutes here (README, "Measured here").
+// moved by 20-30% within minutes here (docs/roofline.md).
 inline constexpr double kProbeDriftNote = 0.10;
 
 // One row of results. Kinds: prefill (n_prompt tokens in one eval), decode

@@ -132,9 +132,11 @@ Report report_from_json(const JsonValue& json) {
       kc.rejected = rstrings(k["rejected"]);
       run.model.kernels.push_back(std::move(kc));
     }
+    run.model.fallback_advice = rstrings(m["fallback_advice"]);
     run.model.kv_type = m["kv_type"].string("unknown");
     run.model.kv_layers = m["kv_layers"].string("");
     run.model.load_ms = rnum(m["load_ms"]);
+    run.model.rss_before_load_bytes = ru64(m["rss_before_load_bytes"]);
     run.model.rss_after_load_bytes = ru64(m["rss_after_load_bytes"]);
     run.model.repacked_bytes = ru64(m["repacked_bytes"]);
     run.model.repacked_huge_page_bytes = ru64(m["repacked_huge_page_bytes"]);

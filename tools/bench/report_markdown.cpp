@@ -251,11 +251,11 @@ std::string report_markdown(const Report& r) {
       << m.n_embd << ", n_ff " << m.n_ff << ", heads " << m.n_head << "/" << m.n_head_kv << " kv, vocab " << m.n_vocab
       << " |\n"
       << "| tensor types | " << tensor_types_line(m) << " |\n"
-      << "| kernels | " << kernels_line(m) << " |\n"
-      << "| memory | resident after load " << fmt_bytes(m.rss_after_load_bytes);
-    if (m.rss_after_load_bytes && m.file_bytes) {
-      o << " (" << fmt_double(static_cast<double>(m.rss_after_load_bytes) / static_cast<double>(m.file_bytes))
-        << "x the file)";
+      << "| kernels | " << kernels_line(m) << " |\n";
+    if (!m.fallback_advice.empty()) o << "| advice | " << join(m.fallback_advice, "<br>") << " |\n";
+    o << "| memory | resident after load " << fmt_bytes(m.rss_after_load_bytes);
+    if (const double ratio = load_rss_ratio(m); known(ratio)) {
+      o << " (weights " << fmt_double(ratio) << "x the file)";
     }
     o << ", peak " << fmt_bytes(m.peak_rss_bytes) << "; load " << fmt_double(m.load_ms, 0) << " ms; KV cache "
       << m.kv_type;
