@@ -1,12 +1,8 @@
 #include "gguf/writer.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstring>
-#include <filesystem>
+
+#include "gguf/writer_output.h"
 
 namespace gguf {
 namespace {
@@ -61,17 +57,17 @@ uint64_t padding(uint64_t offset, uint64_t alignment) { return (alignment - offs
 
 [[noreturn]] void fail(const std::string& path, const std::string& what) { throw Error(path + ": " + what); }
 
-// Buffered writes to a file descriptor; errors name the final path.
-class FdSink final : public TensorSink {
+// Buffered writes to the output file.
+class BufferedSink final : public TensorSink {
  public:
-  FdSink(int fd, const std::string& path) : fd_(fd), path_(path) { buffer_.reserve(kBufferSize); }
+  explicit BufferedSink(OutputFile& out) : out_(out) { buffer_.reserve(kBufferSize); }
 
   void write(const void* data, size_t size) override {
     written_ += size;
     const auto* p = static_cast<const uint8_t*>(data);
     if (buffer_.size() + size > kBufferSize) flush();
     if (size >= kBufferSize) {
-      write_all(p, size);
+      out_.write(p, size);
     } else {
       buffer_.insert(buffer_.end(), p, p + size);
     }
@@ -85,7 +81,7 @@ class FdSink final : public TensorSink {
     }
   }
   void flush() {
-    write_all(buffer_.data(), buffer_.size());
+    out_.write(buffer_.data(), buffer_.size());
     buffer_.clear();
   }
   uint64_t written() const { return written_; }
@@ -93,54 +89,9 @@ class FdSink final : public TensorSink {
  private:
   static constexpr size_t kBufferSize = 1 << 20;
 
-  void write_all(const uint8_t* p, size_t n) {
-    while (n > 0) {
-      const ssize_t w = ::write(fd_, p, n);
-      if (w < 0) {
-        if (errno == EINTR) continue;
-        fail(path_, std::string("write failed: ") + std::strerror(errno));
-      }
-      p += w;
-      n -= static_cast<size_t>(w);
-    }
-  }
-
-  int fd_;
-  const std::string& path_;
+  OutputFile& out_;
   std::vector<uint8_t> buffer_;
   uint64_t written_ = 0;
-};
-
-// A temporary file next to the destination, removed unless committed.
-class TempFile {
- public:
-  explicit TempFile(const std::string& final_path) : final_(final_path) {
-    path_ = final_path + ".tmp-XXXXXX";
-    fd_ = mkstemp(path_.data());
-    if (fd_ < 0) fail(final_, std::string("cannot create a temporary file: ") + std::strerror(errno));
-    fchmod(fd_, 0644);
-  }
-  ~TempFile() {
-    if (fd_ >= 0) ::close(fd_);
-    if (!committed_) ::unlink(path_.c_str());
-  }
-  int fd() const { return fd_; }
-  void commit() {
-    if (fsync(fd_) != 0) fail(final_, std::string("fsync failed: ") + std::strerror(errno));
-    const int rc = ::close(fd_);
-    fd_ = -1;
-    if (rc != 0) fail(final_, std::string("close failed: ") + std::strerror(errno));
-    if (std::rename(path_.c_str(), final_.c_str()) != 0) {
-      fail(final_, std::string("cannot rename the temporary file into place: ") + std::strerror(errno));
-    }
-    committed_ = true;
-  }
-
- private:
-  std::string final_;
-  std::string path_;
-  int fd_ = -1;
-  bool committed_ = false;
 };
 
 }  // namespace
@@ -323,8 +274,8 @@ uint64_t Writer::file_size() const {
 void Writer::write(const std::string& path) const {
   const uint64_t align = alignment();
   const std::vector<uint8_t> header = encode_header();
-  TempFile tmp(path);
-  FdSink sink(tmp.fd(), path);
+  OutputFile out(path);
+  BufferedSink sink(out);
   sink.write(header.data(), header.size());
   for (const Tensor& t : tensors_) {
     const uint64_t start = sink.written();
@@ -341,7 +292,7 @@ void Writer::write(const std::string& path) const {
     sink.zeros(padding(t.n_bytes, align));
   }
   sink.flush();
-  tmp.commit();
+  out.commit();
 }
 
 }  // namespace gguf

@@ -1,9 +1,10 @@
 // GGUF writer (version 3): metadata in insertion order, tensor infos, then the
 // data section with every tensor aligned to general.alignment (default 32).
 //
-// write() goes to a temporary file in the destination's folder and renames it
-// over the final name only once everything is on disk, so a failed or
-// interrupted write never leaves a half file under the final name.
+// write() goes through gguf::OutputFile (writer_output.h): a temporary file
+// beside the destination, renamed over it only once everything is on disk, and
+// never over something that is not a regular file (a device, a FIFO, a
+// directory); a symbolic link is written through to its target.
 //
 // Tensor data comes either from memory the caller keeps alive until write(), or
 // from a producer callback called during write() — so a tool can quantize or
@@ -76,8 +77,10 @@ class Writer {
   // Total bytes write() will produce.
   uint64_t file_size() const;
 
-  // Writes the file via a temporary in the same folder and an atomic rename.
-  // Throws gguf::Error naming the path (and the tensor, when a producer fails).
+  // Writes the file via a temporary beside it and an atomic rename
+  // (OutputFile). Throws gguf::Error naming the path (and the tensor, when a
+  // producer fails); a producer's own exception passes through. Either way the
+  // temporary file is removed and an existing file keeps its contents.
   void write(const std::string& path) const;
 
  private:

@@ -23,6 +23,20 @@
 // pack_lhs likewise on slices of m_step rows (lhs advanced by m_idx rows,
 // lhs_packed by lhs_packed_offset(m_idx, k)), writing the bytes one call over
 // all rows would (tests/kernels/tier_matmul_test.cpp checks both).
+//
+// Where a kernel lives: kernels/<tier folder>/matmul_<weight type>.cpp holds
+// the tier's kernel for that type (the folder names the tier, so the file
+// does not); a file holding one template's kernels for several types is named
+// after their kind (matmul_blocks.cpp, matmul_super_blocks.cpp,
+// matmul_float.cpp); a second kernel of one type in a folder adds its name's
+// tier suffix (arm/sve/matmul_q4_0_svei8mm.cpp). Each tier keeps one tile
+// template for the block types (32 elements, one scale: Q4_0, Q8_0, ...) and
+// one for the super-block types (K-quants), a type being a small struct of
+// force-inlined decode functions (block_tile.h, super_block_tile.h and their
+// equivalents in each folder). The kernels are constant-initialized objects,
+// kMatmul<Type>, declared in the tier's kernel_defs.h and listed in its
+// kernels.cpp; the sme tier alone builds its table at first read, since its
+// tile geometry follows the streaming vector length of the CPU.
 #pragma once
 
 #include <cstddef>

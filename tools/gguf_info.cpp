@@ -2,6 +2,7 @@
 // and (with --kernels) the kernel this build would choose per weight type on
 // this CPU.
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <string>
@@ -11,6 +12,7 @@
 #include "engine/log.h"
 #include "engine/version.h"
 #include "gguf/file.h"
+#include "tools/common/args.h"
 #include "tools/common/json_writer.h"
 
 namespace {
@@ -24,7 +26,7 @@ struct Options {
 
 void usage(FILE* out) {
   std::fprintf(out,
-               "usage: gguf-info [--json] [--kernels] [--items N] FILE.gguf\n"
+               "usage: gguf-info [--json] [--kernels] [--items N] [-m] FILE.gguf\n"
                "  --json      machine-readable output\n"
                "  --kernels   also show the matmul kernel chosen per weight type on this CPU\n"
                "  --items N   array elements shown before summarizing (default 8)\n");
@@ -233,53 +235,48 @@ void print_json(const gguf::File& f, const Options& opt, const engine::KernelPla
   std::printf("%s\n", j.str().c_str());
 }
 
+Options parse(int argc, char** argv) {
+  Options opt;
+  tools::Args a(argc, argv);
+  while (!a.done()) {
+    int64_t items = 0;
+    if (a.flag({"--json"})) {
+      opt.json = true;
+    } else if (a.flag({"--kernels"})) {
+      opt.kernels = true;
+    } else if (a.option({"--items"}, items)) {
+      if (items < 0) throw tools::ArgError("--items must be >= 0");
+      opt.max_items = static_cast<size_t>(items);
+    } else if (a.flag({"-h", "--help"})) {
+      usage(stdout);
+      std::exit(0);
+    } else if (!a.model(opt.path)) {
+      a.unknown();
+    }
+  }
+  if (opt.path.empty()) throw tools::ArgError("no file given (gguf-info FILE.gguf)");
+  return opt;
+}
+
+int describe(const Options& opt) {
+  engine::set_log_level(engine::LogLevel::off);  // --kernels prints the plan itself
+  const gguf::File f = gguf::File::open(opt.path);
+  std::optional<engine::KernelPlan> plan;
+  if (opt.kernels) {
+    const auto types = matrix_types(f);
+    plan = engine::plan_kernels(types);
+  }
+  if (opt.json) {
+    print_json(f, opt, plan ? &*plan : nullptr);
+  } else {
+    print_text(f, opt);
+    if (plan) print_kernels_text(*plan);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  Options opt;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--json") {
-      opt.json = true;
-    } else if (a == "--kernels") {
-      opt.kernels = true;
-    } else if (a == "--items" && i + 1 < argc) {
-      opt.max_items = std::strtoull(argv[++i], nullptr, 10);
-    } else if (a == "-h" || a == "--help") {
-      usage(stdout);
-      return 0;
-    } else if (!a.empty() && a[0] == '-') {
-      std::fprintf(stderr, "gguf-info: unknown option '%s'\n", a.c_str());
-      usage(stderr);
-      return 2;
-    } else if (opt.path.empty()) {
-      opt.path = a;
-    } else {
-      std::fprintf(stderr, "gguf-info: more than one file given ('%s', '%s')\n", opt.path.c_str(), a.c_str());
-      return 2;
-    }
-  }
-  if (opt.path.empty()) {
-    usage(stderr);
-    return 2;
-  }
-  try {
-    engine::set_log_level(engine::LogLevel::off);  // --kernels prints the plan itself
-    const gguf::File f = gguf::File::open(opt.path);
-    std::optional<engine::KernelPlan> plan;
-    if (opt.kernels) {
-      const auto types = matrix_types(f);
-      plan = engine::plan_kernels(types);
-    }
-    if (opt.json) {
-      print_json(f, opt, plan ? &*plan : nullptr);
-    } else {
-      print_text(f, opt);
-      if (plan) print_kernels_text(*plan);
-    }
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "gguf-info: %s\n", e.what());
-    return 1;
-  }
-  return 0;
+  return tools::tool_main("gguf-info", usage, argc, [&] { return describe(parse(argc, argv)); });
 }

@@ -11,14 +11,15 @@
 
 #include "engine/log.h"
 #include "tools/common/args.h"
+#include "tools/common/plural.h"
 #include "tools/common/model_writing/quantize_model.h"
 
 namespace {
 
 void usage(FILE* out) {
   std::fprintf(out,
-               "usage: quantize [options] IN.gguf OUT.gguf TYPE\n"
-               "       quantize --dry-run [options] IN.gguf [OUT.gguf] TYPE\n"
+               "usage: quantize [options] [-m] IN.gguf OUT.gguf TYPE\n"
+               "       quantize --dry-run [options] [-m] IN.gguf [OUT.gguf] TYPE\n"
                "TYPE (case-insensitive): %s\n"
                "  Q4_K_M, Q5_K_M  llama.cpp's mixes: Q6_K for the LM head and for attn_v and ffn_down of some layers\n"
                "  others          that type for every 2-D weight, except a Q6_K LM head (unless --pure)\n"
@@ -53,15 +54,20 @@ tools::QuantizeOptions parse(int argc, char** argv) {
     } else if (a.option({"-t", "--threads"}, n)) {
       if (n < 0 || n > 1024) throw tools::ArgError("-t must be between 0 and 1024");
       o.n_threads = static_cast<size_t>(n);
+    } else if (std::string m; a.option({"-m", "--model"}, m)) {
+      if (!o.input.empty()) throw tools::ArgError("more than one -m given ('" + o.input + "', '" + m + "')");
+      o.input = m;
     } else if (a.flag({"-h", "--help"})) {
       usage(stdout);
       std::exit(0);
-    } else if (a.peek().size() > 1 && a.peek()[0] == '-') {
-      throw tools::ArgError("unknown option '" + a.peek() + "'");
+    } else if (std::string p; a.positional(p)) {
+      positional.push_back(p);
     } else {
-      positional.push_back(a.take());
+      a.unknown();
     }
   }
+  // -m IN.gguf, as every tool takes its model, stands for the first plain argument.
+  if (!o.input.empty()) positional.insert(positional.begin(), o.input);
   if (positional.size() == 3) {
     o.input = positional[0];
     o.output = positional[1];
@@ -70,25 +76,21 @@ tools::QuantizeOptions parse(int argc, char** argv) {
     o.input = positional[0];
     o.type = positional[1];
   } else {
-    throw tools::ArgError("expected IN.gguf OUT.gguf TYPE, got " + std::to_string(positional.size()) + " arguments");
+    throw tools::ArgError("expected IN.gguf OUT.gguf TYPE, got " +
+                          tools::plural(static_cast<int64_t>(positional.size()), "argument"));
   }
+  // A type it does not know is a usage error, found before the input is read.
+  if (tools::find_target(o.type) == nullptr) throw tools::ArgError(tools::unknown_target_message(o.type));
   return o;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
+  return tools::tool_main("quantize", usage, argc, [&] {
     const tools::QuantizeOptions o = parse(argc, argv);
     engine::set_log_level(engine::LogLevel::warning);
     tools::quantize_model(o);
     return 0;
-  } catch (const tools::ArgError& e) {
-    std::fprintf(stderr, "quantize: %s\n", e.what());
-    usage(stderr);
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "quantize: %s\n", e.what());
-    return 1;
-  }
+  });
 }

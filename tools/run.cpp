@@ -5,7 +5,6 @@
 //   run -m model.gguf --tokens 1,403,407 --dump-logits out.json
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -21,9 +20,12 @@
 #include "engine/threads/topology.h"
 #include "engine/tokenizer/tokenizer.h"
 #include "gguf/file.h"
+#include "gguf/writer_output.h"
 #include "tools/common/args.h"
 #include "tools/common/fallback_advice.h"
+#include "tools/common/interrupt.h"
 #include "tools/common/json_writer.h"
+#include "tools/common/plural.h"
 #include "tools/common/sampler_args.h"
 
 namespace {
@@ -49,10 +51,11 @@ struct Options {
 
 void usage(FILE* out) {
   std::fprintf(out,
-               "usage: run -m MODEL.gguf [-p PROMPT] [-n N] [options]\n"
-               "  -m, --model FILE        GGUF model\n"
+               "usage: run [-m] MODEL.gguf [-p PROMPT] [-n N] [options]\n"
+               "  -m, --model FILE        GGUF model (the -m is optional)\n"
                "  -p, --prompt TEXT       prompt (default: empty, generation starts from BOS)\n"
-               "  -n, --n-predict N       tokens to generate (default 128; stops early at end of generation)\n"
+               "  -n, --n-predict N       tokens to generate (default 128; -1: no limit); stops early at end of\n"
+               "                          generation or a full context; Ctrl-C stops, prints the figures, exits 130\n"
                "  -t, --threads N         threads; 0 (the default) = one per core of the fastest clusters, pinned\n"
                "      --cpus SPEC         default | all | none | a CPU list such as 4-7\n"
                "  -c, --ctx-size N        context size (default: the model's, at most 4096; above the model's\n"
@@ -72,7 +75,7 @@ Options parse(int argc, char** argv) {
   Options o;
   tools::Args a(argc, argv);
   while (!a.done()) {
-    if (a.option({"-m", "--model"}, o.model) || a.option({"-p", "--prompt"}, o.prompt) ||
+    if (a.model(o.model) || a.option({"-p", "--prompt"}, o.prompt) ||
         a.option({"-n", "--n-predict"}, o.n_predict) || a.option({"-t", "--threads"}, o.n_threads) ||
         a.option({"--cpus"}, o.cpus) || a.option({"-c", "--ctx-size"}, o.n_ctx) ||
         a.option({"-b", "--batch-size"}, o.n_batch) || a.option({"--kv-type"}, o.kv_type) ||
@@ -90,11 +93,11 @@ Options parse(int argc, char** argv) {
       usage(stdout);
       std::exit(0);
     } else {
-      throw tools::ArgError("unknown option '" + a.peek() + "'");
+      a.unknown();
     }
   }
   if (o.model.empty()) throw tools::ArgError("no model given (-m MODEL.gguf)");
-  if (o.n_predict < 0) throw tools::ArgError("-n must be >= 0");
+  if (o.n_predict < -1) throw tools::ArgError("-n must be >= 0, or -1 for no limit");
   if (o.n_threads < 0) throw tools::ArgError("-t must be >= 0");
   if (o.n_ctx < 0 || o.n_ctx > UINT32_MAX) throw tools::ArgError("-c is out of range");
   if (o.n_batch <= 0 || o.n_batch > UINT32_MAX) throw tools::ArgError("-b must be positive");
@@ -132,19 +135,15 @@ int dump_logits(engine::Session& session, const std::vector<int32_t>& ids, const
     j.end_array();
   }
   j.end_array().end_object();
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << j.str() << '\n';
-    if (!out) throw engine::Error("cannot write " + tmp);
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw engine::Error("cannot rename " + tmp + " to " + path);
-  std::fprintf(stderr, "wrote the logits of %zu positions x %zu to %s\n", ids.size(), n_vocab, path.c_str());
+  gguf::write_output_file(path, j.str() + "\n");
+  std::fprintf(stderr, "wrote the logits of %s x %zu to %s\n",
+               tools::plural(static_cast<int64_t>(ids.size()), "position").c_str(), n_vocab, path.c_str());
   return 0;
 }
 
 int run(const Options& o) {
   if (!o.verbose) engine::set_log_level(engine::LogLevel::warning);
+  if (!o.dump_logits.empty()) gguf::resolve_output_path(o.dump_logits);  // before the model loads
   const auto t_load = Clock::now();
   const auto model = engine::Model::load(o.model);
   const engine::Tokenizer tokenizer = engine::Tokenizer::from_gguf(model->file());
@@ -187,6 +186,11 @@ int run(const Options& o) {
   engine::Sampler sampler(o.sampler);
   for (int32_t t : prompt) sampler.accept(t);
 
+  // Checked before the prompt is echoed: an error is all a refused run prints.
+  if (prompt.size() > session.n_ctx()) {
+    throw engine::Error("the prompt has " + std::to_string(prompt.size()) + " tokens, more than the context of " +
+                        std::to_string(session.n_ctx()) + " (raise -c, or shorten the prompt)");
+  }
   // The prompt is printed as given; the decoder sees its ids first so the
   // continuation's spacing is right.
   engine::Tokenizer::StreamDecoder decoder = tokenizer.stream_decoder();
@@ -195,10 +199,7 @@ int run(const Options& o) {
   std::fputs(shown_prompt.c_str(), stdout);
   std::fflush(stdout);
 
-  if (prompt.size() > session.n_ctx()) {
-    throw engine::Error("the prompt has " + std::to_string(prompt.size()) + " tokens, more than the context of " +
-                        std::to_string(session.n_ctx()) + " (raise -c, or shorten the prompt)");
-  }
+  const tools::StopOnInterrupt interrupt;  // Ctrl-C ends the loop below; the figures still print
   const auto t_prefill = Clock::now();
   session.eval(prompt);
   int32_t next = sampler.sample(session.logits());
@@ -206,7 +207,7 @@ int run(const Options& o) {
 
   int64_t generated = 0;
   auto t_decode_end = t_first;
-  while (generated < o.n_predict) {
+  while (o.n_predict < 0 || generated < o.n_predict) {
     ++generated;
     sampler.accept(next);
     const bool stop = !o.ignore_eos && tokenizer.is_end_of_generation(next);
@@ -214,9 +215,10 @@ int run(const Options& o) {
       std::fputs(decoder.push(next).c_str(), stdout);
       std::fflush(stdout);
     }
-    if (stop || generated == o.n_predict) break;
+    if (stop || generated == o.n_predict || interrupt.requested()) break;
     if (session.n_past() >= session.n_ctx()) {
-      std::fprintf(stderr, "\nrun: the context (%u tokens) is full; stopping\n", session.n_ctx());
+      std::fprintf(stderr, "\nrun: the context (%s) is full; stopping\n",
+                   tools::plural(session.n_ctx(), "token").c_str());
       break;
     }
     session.eval({&next, 1});
@@ -226,6 +228,7 @@ int run(const Options& o) {
   std::fputs(decoder.flush().c_str(), stdout);
   std::fputs("\n", stdout);
   std::fflush(stdout);
+  if (interrupt.requested()) std::fprintf(stderr, "\nrun: interrupted; the figures cover what was generated\n");
 
   const engine::MemoryUsage end = engine::memory_usage();
   const double prefill_ms = ms_between(t_prefill, t_first);
@@ -233,17 +236,17 @@ int run(const Options& o) {
   const int64_t decode_steps = generated > 0 ? generated - 1 : 0;  // the first token came from the prefill
   std::fprintf(stderr, "\nmodel:      %s (%s, load %.0f ms)\n", o.model.c_str(),
                mib(model->file().file_size()).c_str(), ms_between(t_load, t_loaded));
-  std::fprintf(stderr, "session:    context %u tokens, set up in %.0f ms (KV cache %s)\n", session.n_ctx(), setup_ms,
-               mib(session.kv_cache().bytes()).c_str());
-  std::fprintf(stderr, "prompt:     %zu tokens, prefill %.2f tokens/s (%.1f ms)\n", prompt.size(),
+  std::fprintf(stderr, "session:    context %s, set up in %.0f ms (KV cache %s)\n",
+               tools::plural(session.n_ctx(), "token").c_str(), setup_ms, mib(session.kv_cache().bytes()).c_str());
+  std::fprintf(stderr, "prompt:     %s, prefill %.2f tokens/s (%.1f ms)\n",
+               tools::plural(static_cast<int64_t>(prompt.size()), "token").c_str(),
                1000.0 * static_cast<double>(prompt.size()) / prefill_ms, prefill_ms);
   std::fprintf(stderr, "first token: %.1f ms after the prompt was tokenized\n", prefill_ms);
   if (decode_steps > 0) {
-    std::fprintf(stderr, "decode:     %lld tokens, %.2f tokens/s (%.1f ms)\n", static_cast<long long>(decode_steps),
+    std::fprintf(stderr, "decode:     %s, %.2f tokens/s (%.1f ms)\n", tools::plural(decode_steps, "token").c_str(),
                  1000.0 * static_cast<double>(decode_steps) / decode_ms, decode_ms);
   } else {
-    std::fprintf(stderr, "decode:     no decode steps (generated %lld token%s)\n", static_cast<long long>(generated),
-                 generated == 1 ? "" : "s");
+    std::fprintf(stderr, "decode:     no decode steps (generated %s)\n", tools::plural(generated, "token").c_str());
   }
   std::fprintf(stderr, "sampler:    seed %u, temp %.2f, top-k %d, top-p %.2f, min-p %.2f, repeat-penalty %.2f\n",
                sampler.seed(), static_cast<double>(o.sampler.temperature), o.sampler.top_k,
@@ -255,20 +258,11 @@ int run(const Options& o) {
                  mib(session.kv_cache().bytes()).c_str(), session.kv_cache().describe().c_str());
   }
   std::fprintf(stderr, "threads:    %s\n", pool.describe().c_str());
-  return 0;
+  return interrupt.requested() ? tools::StopOnInterrupt::kExitCode : 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(parse(argc, argv));
-  } catch (const tools::ArgError& e) {
-    std::fprintf(stderr, "run: %s\n", e.what());
-    usage(stderr);
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "run: %s\n", e.what());
-    return 1;
-  }
+  return tools::tool_main("run", usage, argc, [&] { return run(parse(argc, argv)); });
 }

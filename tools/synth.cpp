@@ -20,7 +20,8 @@ namespace {
 void usage(FILE* out) {
   std::fprintf(out,
                "usage: synth NAME -o OUT.gguf --type TYPE [--layers N] [--seed S] [options]\n"
-               "       synth --arch llama|qwen2|qwen3 --n-embd N --n-layer N --n-head N --n-ff N --n-vocab N\n"
+               "       synth --arch llama|qwen2|qwen3 --n-embd N --n-layer N --n-head N --n-ff N\n"
+               "             (--n-vocab N | --vocab FILE)\n"
                "             -o OUT.gguf --type TYPE [options]\n"
                "       synth --list\n"
                "NAME: %s\n"
@@ -165,16 +166,26 @@ tools::SynthOptions parse(int argc, char** argv) {
     } else if (a.flag({"-h", "--help"})) {
       usage(stdout);
       std::exit(0);
-    } else if (a.peek().size() > 1 && a.peek()[0] == '-') {
-      throw tools::ArgError("unknown option '" + a.peek() + "'");
-    } else if (name.empty()) {
-      name = a.take();
+    } else if (std::string given; a.positional(given)) {
+      if (!name.empty()) throw tools::ArgError("more than one shape name given ('" + name + "', '" + given + "')");
+      name = given;
     } else {
-      throw tools::ArgError("more than one shape name given ('" + name + "', '" + a.peek() + "')");
+      a.unknown();
     }
   }
   if (o.type.empty()) throw tools::ArgError("no --type given");
+  if (tools::find_target(o.type) == nullptr) throw tools::ArgError(tools::unknown_target_message(o.type));
   if (o.output.empty() && !o.dry_run) throw tools::ArgError("no output file given (-o OUT.gguf)");
+  // The vocabulary file gives the vocab size: read it (and refuse a file
+  // that is not GGUF, naming it) before the shape needs --n-vocab.
+  if (!o.vocab_file.empty()) {
+    const uint32_t n = tools::vocab_size(o.vocab_file);
+    if (ov.n_vocab && *ov.n_vocab != static_cast<int64_t>(n)) {
+      throw tools::ArgError("--n-vocab " + std::to_string(*ov.n_vocab) + " differs from the " + std::to_string(n) +
+                            " tokens of " + o.vocab_file + " (--vocab sets the vocab size; leave --n-vocab out)");
+    }
+    ov.n_vocab = n;
+  }
   o.shape = resolve_shape(name, ov);
   return o;
 }
@@ -182,17 +193,10 @@ tools::SynthOptions parse(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
+  return tools::tool_main("synth", usage, argc, [&] {
     const tools::SynthOptions o = parse(argc, argv);
     engine::set_log_level(engine::LogLevel::warning);
     tools::synth_model(o);
     return 0;
-  } catch (const tools::ArgError& e) {
-    std::fprintf(stderr, "synth: %s\n", e.what());
-    usage(stderr);
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "synth: %s\n", e.what());
-    return 1;
-  }
+  });
 }

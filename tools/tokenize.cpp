@@ -3,7 +3,8 @@
 //   printf 'Hello world' | tokenize -m MODEL.gguf [--bos] [--special]
 //
 // The input is taken byte for byte (a trailing newline is text too). Ids go to
-// stdout on one line, separated by spaces; errors go to stderr with exit code 1.
+// stdout on one line, separated by spaces; errors go to stderr with exit code 1
+// (2 for a usage error).
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -12,13 +13,14 @@
 #include "engine/log.h"
 #include "engine/tokenizer/tokenizer.h"
 #include "gguf/file.h"
+#include "tools/common/args.h"
 
 namespace {
 
 void usage(FILE* out) {
   std::fprintf(out,
-               "usage: tokenize -m MODEL.gguf [--bos] [--special] < text\n"
-               "  -m, --model FILE  the GGUF file whose vocabulary to use\n"
+               "usage: tokenize [-m] MODEL.gguf [--bos] [--special] < text\n"
+               "  -m, --model FILE  the GGUF file whose vocabulary to use (the -m is optional)\n"
                "  --bos             put the BOS token first\n"
                "  --special         parse control-token texts (\"<|im_start|>\") as those tokens\n");
 }
@@ -32,50 +34,50 @@ std::string read_stdin() {
   return text;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+struct Options {
   std::string model;
   bool bos = false;
   bool special = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if ((a == "-m" || a == "--model") && i + 1 < argc) {
-      model = argv[++i];
-    } else if (a == "--bos") {
-      bos = true;
-    } else if (a == "--special") {
-      special = true;
-    } else if (a == "-h" || a == "--help") {
+};
+
+Options parse(int argc, char** argv) {
+  Options o;
+  tools::Args a(argc, argv);
+  while (!a.done()) {
+    if (a.flag({"--bos"})) {
+      o.bos = true;
+    } else if (a.flag({"--special"})) {
+      o.special = true;
+    } else if (a.flag({"-h", "--help"})) {
       usage(stdout);
-      return 0;
-    } else {
-      std::fprintf(stderr, "tokenize: unknown argument '%s'\n", a.c_str());
-      usage(stderr);
-      return 1;
+      std::exit(0);
+    } else if (!a.model(o.model)) {
+      a.unknown();
     }
   }
-  if (model.empty()) {
-    std::fprintf(stderr, "tokenize: no model given (-m MODEL.gguf)\n");
-    usage(stderr);
-    return 1;
-  }
+  if (o.model.empty()) throw tools::ArgError("no model given (tokenize -m MODEL.gguf < text)");
+  return o;
+}
+
+int tokenize(const Options& o) {
   // Only problems on stderr unless the user asked for more.
   if (std::getenv("ENGINE_LOG_LEVEL") == nullptr) engine::set_log_level(engine::LogLevel::warning);
-  try {
-    const gguf::File file = gguf::File::open(model);
-    const engine::Tokenizer tokenizer = engine::Tokenizer::from_gguf(file);
-    const std::vector<int32_t> ids = tokenizer.encode(read_stdin(), bos, special);
-    std::string line;
-    for (size_t i = 0; i < ids.size(); ++i) {
-      if (i > 0) line += ' ';
-      line += std::to_string(ids[i]);
-    }
-    line += '\n';
-    std::fwrite(line.data(), 1, line.size(), stdout);
-    return std::fflush(stdout) == 0 ? 0 : 1;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "tokenize: %s\n", e.what());
-    return 1;
+  const gguf::File file = gguf::File::open(o.model);
+  const engine::Tokenizer tokenizer = engine::Tokenizer::from_gguf(file);
+  const std::vector<int32_t> ids = tokenizer.encode(read_stdin(), o.bos, o.special);
+  std::string line;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (i > 0) line += ' ';
+    line += std::to_string(ids[i]);
   }
+  line += '\n';
+  std::fwrite(line.data(), 1, line.size(), stdout);
+  if (std::fflush(stdout) != 0) throw std::runtime_error("cannot write stdout");
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return tools::tool_main("tokenize", usage, argc, [&] { return tokenize(parse(argc, argv)); });
 }

@@ -1,4 +1,4 @@
-// The loop nest the integer kernels share (matmul_q8_0.cpp, matmul_q8_k.cpp),
+// The loop nest the integer kernels share (matmul_blocks.cpp, matmul_super_blocks.cpp),
 // per Highway target (toggling include guard, like dot-inl.h).
 #if defined(ENGINE_KERNELS_HWY_GROUPS_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef ENGINE_KERNELS_HWY_GROUPS_INL_H_

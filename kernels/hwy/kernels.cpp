@@ -3,44 +3,16 @@
 // kernel files were compiled for.
 #include "kernels/hwy/kernels.h"
 
-#include <array>
-
 #include "hwy/targets.h"
+#include "kernels/hwy/kernel_defs.h"
 #include "kernels/hwy/layout.h"
-
-namespace kernels::hwy_tier {
-
-Arch baseline_arch() {
-#if defined(__x86_64__) || defined(_M_X64)
-  return Arch::x86_64;
-#elif defined(__aarch64__)
-  return Arch::aarch64;
-#else
-  return Arch::unknown;
-#endif
-}
-
-uint64_t baseline_features() {
-#if defined(__x86_64__) || defined(_M_X64)
-  return features_of(Arch::x86_64, {Feature::sse42}).bits;  // HWY_BASELINE_TARGETS=HWY_SSE4
-#elif defined(__aarch64__)
-  return features_of(Arch::aarch64, {Feature::asimd}).bits;
-#else
-  return 0;
-#endif
-}
-
-}  // namespace kernels::hwy_tier
 
 namespace kernels::hwy {
 
 std::span<const MatmulKernel> matmul_kernels() {
-  static const std::array<MatmulKernel, 11> table = {
-      hwy_tier::matmul_f32_kernel(),  hwy_tier::matmul_f16_kernel(),  hwy_tier::matmul_bf16_kernel(),
-      hwy_tier::matmul_q4_0_kernel(), hwy_tier::matmul_q4_1_kernel(), hwy_tier::matmul_q5_0_kernel(),
-      hwy_tier::matmul_q5_1_kernel(), hwy_tier::matmul_q8_0_kernel(), hwy_tier::matmul_q4_k_kernel(),
-      hwy_tier::matmul_q5_k_kernel(), hwy_tier::matmul_q6_k_kernel(),
-  };
+  using namespace hwy_tier;
+  static const MatmulKernel table[] = {kMatmulF32,  kMatmulF16,  kMatmulBF16, kMatmulQ4_0, kMatmulQ4_1, kMatmulQ5_0,
+                                       kMatmulQ5_1, kMatmulQ8_0, kMatmulQ4_K, kMatmulQ5_K, kMatmulQ6_K};
   return table;
 }
 

@@ -1,5 +1,4 @@
-// Byte layouts shared by the hwy tier's packers and kernels, and the entry
-// points each kernel file gives the table in kernels.cpp. Plain C++: no
+// Byte layouts shared by the hwy tier's packers and kernels. Plain C++: no
 // Highway here, so the table and the scalar packers compile without it.
 //
 // Weights (pack_rhs): rows are taken kRows at a time ("a group"); within a
@@ -85,26 +84,6 @@ void pack_lhs_q8_k(size_t m, size_t k, const float* lhs, size_t lhs_stride, void
 // The Highway target HWY_DYNAMIC_DISPATCH calls now (a HWY_* bit).
 int64_t dispatched_target();
 
-// The kernels, one per weight type (matmul_float.cpp, matmul_q8_0.cpp,
-// matmul_q8_k.cpp).
-MatmulKernel matmul_f32_kernel();
-MatmulKernel matmul_f16_kernel();
-MatmulKernel matmul_bf16_kernel();
-MatmulKernel matmul_q4_0_kernel();
-MatmulKernel matmul_q4_1_kernel();
-MatmulKernel matmul_q5_0_kernel();
-MatmulKernel matmul_q5_1_kernel();
-MatmulKernel matmul_q8_0_kernel();
-MatmulKernel matmul_q4_k_kernel();
-MatmulKernel matmul_q5_k_kernel();
-MatmulKernel matmul_q6_k_kernel();
-
-// What pack_rhs-based kernels share: packed sizes by group.
 inline size_t groups(size_t n) { return (n + kRows - 1) / kRows; }
-
-// arch and required_features of every kernel of the tier: the baseline the
-// files are compiled for (Highway picks the best target above it at run time).
-Arch baseline_arch();
-uint64_t baseline_features();
 
 }  // namespace kernels::hwy_tier

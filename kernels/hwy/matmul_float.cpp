@@ -37,7 +37,9 @@
 #include <type_traits>
 
 #include "hwy/highway.h"
+#include "kernels/hwy/dispatch.h"
 #include "kernels/hwy/dot-inl.h"
+#include "kernels/hwy/kernel_defs.h"
 #include "kernels/hwy/layout.h"
 
 #include "kernels/hwy/vnni_target.h"
@@ -202,15 +204,9 @@ HWY_INLINE void RunFloat(size_t m, size_t n, size_t k, const void* lhs_packed, c
   }
 }
 
-void RunF32(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
-  RunFloat<GgmlType::F32>(m, n, k, lhs, rhs, dst, dst_stride);
-}
-void RunF16(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
-  RunFloat<GgmlType::F16>(m, n, k, lhs, rhs, dst, dst_stride);
-}
-void RunBF16(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
-  RunFloat<GgmlType::BF16>(m, n, k, lhs, rhs, dst, dst_stride);
-}
+ENGINE_HWY_TARGET_RUN(RunF32, RunFloat<GgmlType::F32>)
+ENGINE_HWY_TARGET_RUN(RunF16, RunFloat<GgmlType::F16>)
+ENGINE_HWY_TARGET_RUN(RunBF16, RunFloat<GgmlType::BF16>)
 
 }  // namespace kernels::hwy_tier::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
@@ -219,19 +215,9 @@ HWY_AFTER_NAMESPACE();
 namespace kernels::hwy_tier {
 namespace {
 
-HWY_EXPORT(RunF32);
-HWY_EXPORT(RunF16);
-HWY_EXPORT(RunBF16);
-
-void run_f32(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
-  HWY_DYNAMIC_DISPATCH(RunF32)(m, n, k, lhs, rhs, dst, dst_stride);
-}
-void run_f16(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
-  HWY_DYNAMIC_DISPATCH(RunF16)(m, n, k, lhs, rhs, dst, dst_stride);
-}
-void run_bf16(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
-  HWY_DYNAMIC_DISPATCH(RunBF16)(m, n, k, lhs, rhs, dst, dst_stride);
-}
+ENGINE_HWY_RUN(RunF32, run_f32)
+ENGINE_HWY_RUN(RunF16, run_f16)
+ENGINE_HWY_RUN(RunBF16, run_bf16)
 
 // Scalar repacking, once at load: w[16g + r][k] to group g at [k][r]. T is
 // the element's bits (uint32_t for F32, uint16_t for F16 and BF16).
@@ -252,52 +238,24 @@ void pack_rhs(size_t n, size_t k, const void* rhs, void* rhs_packed) {
   }
 }
 
-template <size_t kBytes>
-size_t rhs_size(size_t n, size_t k) {
-  return groups(n) * kRows * k * kBytes;
-}
-template <size_t kBytes>
-size_t rhs_offset(size_t n_idx, size_t k) {
-  return n_idx / kRows * kRows * k * kBytes;
-}
-size_t lhs_size(size_t m, size_t k) { return m * k * sizeof(float); }
-size_t lhs_offset(size_t m_idx, size_t k) { return m_idx * k * sizeof(float); }
-
 // lhs: (m, lhs_stride) floats to m rows of k floats.
 void pack_lhs_f32(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed) {
   auto* out = static_cast<float*>(lhs_packed);
   for (size_t i = 0; i < m; ++i) std::memcpy(out + i * k, lhs + i * lhs_stride, k * sizeof(float));
 }
 
+// A float type of kBytes per element: groups of [k][kRows] elements.
 template <size_t kBytes>
-MatmulKernel kernel(const char* name, gguf::GgmlType type,
-                    void (*run)(size_t, size_t, size_t, const void*, const void*, float*, size_t)) {
-  return MatmulKernel{
-      .name = name,
-      .tier = Tier::hwy,
-      .arch = baseline_arch(),
-      .required_features = baseline_features(),
-      .rhs_type = type,
-      .lhs_type = gguf::GgmlType::F32,
-      .m_step = 1,
-      .n_step = kRows,
-      .rhs_packed_size = rhs_size<kBytes>,
-      .rhs_packed_offset = rhs_offset<kBytes>,
-      .pack_rhs = pack_rhs<std::conditional_t<kBytes == 4, uint32_t, uint16_t>>,
-      .lhs_packed_size = lhs_size,
-      .lhs_packed_offset = lhs_offset,
-      .pack_lhs = pack_lhs_f32,
-      .run = run,
-  };
+constexpr MatmulKernel kernel(const char* name, gguf::GgmlType type, RunFn run) {
+  return group_kernel<1, kRows * kBytes, sizeof(float)>(
+      name, type, gguf::GgmlType::F32, pack_rhs<std::conditional_t<kBytes == 4, uint32_t, uint16_t>>, pack_lhs_f32, run);
 }
 
 }  // namespace
 
-MatmulKernel matmul_f32_kernel() { return kernel<4>("matmul_f32_f32_f32_8x32_hwy", gguf::GgmlType::F32, run_f32); }
-MatmulKernel matmul_f16_kernel() { return kernel<2>("matmul_f32_f32_f16_8x32_hwy", gguf::GgmlType::F16, run_f16); }
-MatmulKernel matmul_bf16_kernel() {
-  return kernel<2>("matmul_f32_f32_bf16_8x32_hwy", gguf::GgmlType::BF16, run_bf16);
-}
+constinit const MatmulKernel kMatmulF32 = kernel<4>("matmul_f32_f32_f32_8x32_hwy", gguf::GgmlType::F32, run_f32);
+constinit const MatmulKernel kMatmulF16 = kernel<2>("matmul_f32_f32_f16_8x32_hwy", gguf::GgmlType::F16, run_f16);
+constinit const MatmulKernel kMatmulBF16 = kernel<2>("matmul_f32_f32_bf16_8x32_hwy", gguf::GgmlType::BF16, run_bf16);
 
 }  // namespace kernels::hwy_tier
 #endif  // HWY_ONCE

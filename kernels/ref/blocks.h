@@ -121,6 +121,14 @@ inline void unpack_k_scale_min(const uint8_t* scales, size_t j, uint8_t& sc, uin
   }
 }
 
+// The 6-bit code (0..63) of element e of a Q6_K block (the layout above).
+inline uint8_t q6_k_code(const BlockQ6_K& b, size_t e) {
+  const size_t c = e / 128, l = e % 32, quarter = e % 128 / 32;
+  const uint8_t ql = b.ql[64 * c + l + (quarter % 2) * 32];
+  const uint8_t low = quarter < 2 ? ql & 0xF : ql >> 4;
+  return static_cast<uint8_t>(low | ((b.qh[32 * c + l] >> (2 * quarter)) & 3) << 4);
+}
+
 // Sizes must equal block_bytes in gguf/ggml_types.cpp (and ggml's structs).
 static_assert(sizeof(BlockQ4_0) == 18);
 static_assert(sizeof(BlockQ4_1) == 20);

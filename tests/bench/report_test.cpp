@@ -175,6 +175,28 @@ TEST(ReportFormats, MarkdownNotesBandwidthThatMovedDuringTheRun) {
       << md;
 }
 
+TEST(ReportFormats, OneRepetitionShowsOneFigure) {
+  Report r = bench_test::example_report();
+  r.settings.repetitions = 1;
+  r.settings.warmup = 1;
+  for (TestResult& t : r.runs[0].tests) {
+    for (Stats* st : {&t.tokens_per_s, &t.ms}) {
+      if (!st->samples.empty()) *st = Stats::of({st->samples.front()});  // ttft has no tokens/s
+    }
+  }
+  r.runs[0].roofline.decode_efficiency_paired = Stats::of({0.65});
+  const std::string md = report_markdown(r);
+  // One sample has no spread: no "± 0.00", no "1 repetitions", no range.
+  for (const char* want :
+       {"1 warm-up run per test not counted; 1 repetition;", "| tg128 | decode | t/s | 52.40 (n=1) |",
+        "the repetition against the probe passes right before and after it: 65% (the figure above)"}) {
+    EXPECT_NE(md.find(want), std::string::npos) << want << "\n" << md;
+  }
+  for (const char* unwanted : {"± 0.00", "1 repetitions", "1 warm-up runs", "65% to 65%"}) {
+    EXPECT_EQ(md.find(unwanted), std::string::npos) << unwanted << "\n" << md;
+  }
+}
+
 TEST(ReportFormats, JsonlAndCsvCarryOneLinePerRow) {
   const Report r = bench_test::example_report();
   std::istringstream jsonl(report_jsonl(r));

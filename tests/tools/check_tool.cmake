@@ -1,11 +1,11 @@
 # Runs COMMAND (a list) and checks it: exit code EXPECT_RC, every regex in EXPECT
-# found in stdout+stderr, for JSON_LENGTH entries "<key>=<n>" that stdout is
+# found in stdout+stderr and none in REJECT, for JSON_LENGTH entries "<key>=<n>" that stdout is
 # JSON whose top-level array <key> has n elements, and with STDOUT_FROM_JSON
 # "<file>;<key>;<key>..." that stdout is exactly that JSON string plus a
 # newline. STDIN_TEXT is fed to the command's standard input. Skips when
 # REQUIRES is missing.
 # Lists arrive joined by "@@" (ctest would split them at ";").
-foreach(var COMMAND EXPECT JSON_LENGTH STDOUT_FROM_JSON)
+foreach(var COMMAND EXPECT REJECT JSON_LENGTH STDOUT_FROM_JSON)
   string(REPLACE "@@" ";" ${var} "${${var}}")
 endforeach()
 if(REQUIRES AND NOT EXISTS "${REQUIRES}")
@@ -30,6 +30,11 @@ endif()
 foreach(re IN LISTS EXPECT)
   if(NOT all MATCHES "${re}")
     message(FATAL_ERROR "output lacks /${re}/: ${COMMAND}\n${all}")
+  endif()
+endforeach()
+foreach(re IN LISTS REJECT)
+  if(all MATCHES "${re}")
+    message(FATAL_ERROR "output matches /${re}/, which it must not: ${COMMAND}\n${all}")
   endif()
 endforeach()
 foreach(entry IN LISTS JSON_LENGTH)

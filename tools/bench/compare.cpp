@@ -5,6 +5,7 @@
 #include "tools/bench/diagnosis.h"
 #include "tools/bench/report_markdown.h"
 #include "tools/bench/text_util.h"
+#include "tools/common/plural.h"
 
 namespace bench {
 namespace {
@@ -76,7 +77,8 @@ std::string format_compare(const Report& a, const Report& b, const std::string& 
     row(p + "sustained", ra.sustained.verdict, rb.sustained.verdict);
   }
   if (a.runs.size() != b.runs.size()) {
-    o << "\nA has " << a.runs.size() << " runs, B " << b.runs.size() << ": the first " << n << " are paired.\n";
+    o << "\nA has " << tools::plural(static_cast<int64_t>(a.runs.size()), "run") << ", B " << b.runs.size()
+      << ": the first " << n << (n == 1 ? " is" : " are") << " paired.\n";
   }
   for (size_t i = 0; i < std::max<size_t>(n, 1); ++i) {
     const Diagnosis d = diagnose(a, b, i);

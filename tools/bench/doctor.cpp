@@ -25,8 +25,9 @@ namespace {
 
 void usage(FILE* out) {
   std::fprintf(out,
-               "usage: doctor [-m MODEL.gguf] [options]\n"
+               "usage: doctor [[-m] MODEL.gguf] [options]\n"
                "  -m, --model FILE     also check this model: its kernels and resident memory after load\n"
+               "                       (the -m is optional)\n"
                "  -t, --threads N      check this thread count (default 0: the recommended one)\n"
                "      --cpus SPEC      check this placement: default | all | none | a CPU list such as 4-7\n"
                "      --root DIR       read sysfs/proc under DIR (a captured tree) instead of /\n"
@@ -40,7 +41,7 @@ int run(int argc, char** argv) {
   bool report_only = false;
   tools::Args a(argc, argv);
   while (!a.done()) {
-    if (a.option({"-m", "--model"}, model_path) || a.option({"--root"}, root) || a.option({"--cpus"}, cpus) ||
+    if (a.model(model_path) || a.option({"--root"}, root) || a.option({"--cpus"}, cpus) ||
         a.option({"-t", "--threads"}, threads)) {
     } else if (a.flag({"--report-only"})) {
       report_only = true;
@@ -48,7 +49,7 @@ int run(int argc, char** argv) {
       usage(stdout);
       return 0;
     } else {
-      throw tools::ArgError("unknown option '" + a.peek() + "'");
+      a.unknown();
     }
   }
   if (threads < 0) throw tools::ArgError("-t must be >= 0");
@@ -89,14 +90,5 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const tools::ArgError& e) {
-    std::fprintf(stderr, "doctor: %s\n", e.what());
-    usage(stderr);
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "doctor: %s\n", e.what());
-    return 1;
-  }
+  return tools::tool_main("doctor", usage, argc, [&] { return run(argc, argv); });
 }

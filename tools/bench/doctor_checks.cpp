@@ -14,6 +14,7 @@
 #include "tools/bench/model_info.h"
 #include "tools/bench/report_markdown.h"
 #include "tools/bench/text_util.h"
+#include "tools/common/plural.h"
 
 namespace bench {
 namespace {
@@ -161,11 +162,12 @@ void heat_power_checks(const Snapshot& snap, std::vector<Check>& out) {
     add(out, Level::info, "temperature", "no thermal zone readable here");
   } else if (hottest->celsius >= kHotCelsius) {
     add(out, Level::warn, "temperature",
-        "hottest of " + std::to_string(readable) + " zones: " + hottest->type + " at " + fmt_celsius(hottest->celsius),
+        "hottest of " + tools::plural(readable, "zone") + ": " + hottest->type + " at " + fmt_celsius(hottest->celsius),
         "the device is hot and will throttle: let it cool (off the charger, out of the sun) before measuring");
   } else {
     add(out, Level::ok, "temperature",
-        "hottest of " + std::to_string(readable) + " zones: " + hottest->type + " at " + fmt_celsius(hottest->celsius));
+        "hottest of " + tools::plural(readable, "zone") + ": " + hottest->type + " at " +
+            fmt_celsius(hottest->celsius));
   }
   const PowerState& p = snap.power;
   if (p.power_save == "on") {

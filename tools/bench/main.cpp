@@ -10,10 +10,10 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
 #include <string>
 
 #include "engine/log.h"
+#include "gguf/writer_output.h"
 #include "tools/bench/diagnosis.h"
 #include "tools/bench/measure.h"
 #include "tools/bench/report_json.h"
@@ -26,10 +26,10 @@ namespace {
 
 void usage(FILE* out) {
   std::fprintf(out,
-               "usage: bench -m MODEL.gguf [-m MODEL2.gguf ...] [options]\n"
+               "usage: bench [-m] MODEL.gguf [[-m] MODEL2.gguf ...] [options]\n"
                "       bench --compare A.json B.json\n"
                "tests (lists are comma-separated, as in llama-bench):\n"
-               "  -m, --model FILE        GGUF model; repeat for several\n"
+               "  -m, --model FILE        GGUF model (the -m is optional); repeat for several\n"
                "  -p, --n-prompt LIST     prompt lengths for the prefill test (default 512; 0 = none)\n"
                "  -n, --n-gen LIST        generated tokens for the decode test (default 128; 0 = none)\n"
                "      -pg P,N             also a mixed test: P prompt + N generated timed together\n"
@@ -91,8 +91,7 @@ Cli parse(int argc, char** argv) {
     std::string s;
     int64_t i = 0;
     float f = 0;
-    if (a.option({"-m", "--model"}, s)) {
-      o.models.push_back(s);
+    if (a.model(o.models)) {
     } else if (a.option({"-p", "--n-prompt"}, s)) {
       if (!prompt_set) o.n_prompt.clear();
       prompt_set = true;
@@ -156,7 +155,7 @@ Cli parse(int argc, char** argv) {
       usage(stdout);
       std::exit(0);
     } else {
-      throw tools::ArgError("unknown option '" + a.peek() + "'");
+      a.unknown();
     }
   }
   if (c.format != "md" && c.format != "json" && c.format != "jsonl" && c.format != "csv") {
@@ -175,16 +174,6 @@ Cli parse(int argc, char** argv) {
   return c;
 }
 
-void write_file(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << text;
-    if (!out) throw std::runtime_error("cannot write " + tmp);
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) throw std::runtime_error("cannot rename " + tmp + " to " + path);
-}
-
 int run(int argc, char** argv) {
   Cli c = parse(argc, argv);
   engine::set_log_level(c.verbose ? engine::LogLevel::info : engine::LogLevel::warning);
@@ -196,6 +185,10 @@ int run(int argc, char** argv) {
   }
   std::string command_line;
   for (int i = 0; i < argc; ++i) command_line += (i ? " " : "") + std::string(argv[i]);
+  // Refuse an output that cannot be written before minutes of measuring.
+  for (const std::string& out : {c.save, c.plot}) {
+    if (!out.empty()) gguf::resolve_output_path(out);
+  }
   c.bench.progress = c.progress && ::isatty(2) != 0;
   const bench::Report report = bench::run_bench(c.bench, command_line);
 
@@ -205,7 +198,7 @@ int run(int argc, char** argv) {
   if (c.format == "csv") std::fputs(bench::report_csv(report).c_str(), stdout);
   std::fflush(stdout);
   if (!c.save.empty()) {
-    write_file(c.save, bench::report_json(report));
+    gguf::write_output_file(c.save, bench::report_json(report));
     std::fprintf(stderr, "bench: wrote the JSON report to %s\n", c.save.c_str());
   }
   if (!c.plot.empty()) {
@@ -213,7 +206,7 @@ int run(int argc, char** argv) {
       if (r.sustained.rounds == 0) continue;
       const std::string title = "sustained decode: " + report.device.model + ", " + r.model.path + ", " +
                                 bench::fmt_threads(r.threads.n_threads);
-      write_file(c.plot, bench::sustained_svg(r.sustained, title));
+      gguf::write_output_file(c.plot, bench::sustained_svg(r.sustained, title));
       std::fprintf(stderr, "bench: wrote the sustained-rounds chart to %s\n", c.plot.c_str());
       break;
     }
@@ -224,14 +217,5 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const tools::ArgError& e) {
-    std::fprintf(stderr, "bench: %s\n", e.what());
-    usage(stderr);
-    return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "bench: %s\n", e.what());
-    return 1;
-  }
+  return tools::tool_main("bench", usage, argc, [&] { return run(argc, argv); });
 }

@@ -20,6 +20,7 @@
 #include "engine/threads/thread_plan.h"
 #include "engine/threads/thread_pool.h"
 #include "engine/threads/topology.h"
+#include "gguf/file.h"
 #include "tools/bench/environment.h"
 #include "tools/bench/model_info.h"
 #include "tools/bench/probe.h"
@@ -270,6 +271,10 @@ std::string utc_now() {
 }
 
 Report run_bench(const BenchOptions& o, const std::string& command_line) {
+  // Every model must be a GGUF file before anything is hashed (and cached)
+  // or measured: a wrong path fails at once, not after minutes of hashing.
+  for (const std::string& path : o.models) static_cast<void>(gguf::File::open(path));
+
   const FsRoot fs(o.root);
   const engine::CpuTopology topology = engine::CpuTopology::detect(o.root);
   kernels::CpuFeatures cpu = kernels::host_cpu_features();

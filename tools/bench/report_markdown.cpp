@@ -4,12 +4,15 @@
 #include <sstream>
 
 #include "tools/bench/text_util.h"
+#include "tools/common/plural.h"
 
 namespace bench {
 namespace {
 
 std::string stats_cell(const Stats& s, int decimals) {
   if (s.empty()) return "-";
+  // One sample has no spread to show: "± 0.00" would claim a precision it lacks.
+  if (s.n == 1) return fmt_double(s.mean, decimals) + " (n=1)";
   return fmt_double(s.mean, decimals) + " ± " + fmt_double(s.stddev, decimals);
 }
 
@@ -26,9 +29,9 @@ std::string short_model(const std::string& path) {
 
 void results_table(std::ostringstream& o, const Report& r) {
   o << "## Results\n\n"
-    << "Prefill, decode and time to first token are separate rows; " << r.settings.warmup
-    << " warm-up run(s) per test not counted; " << r.settings.repetitions
-    << " repetitions; random token ids (no tokenizer, no sampling in the timed part).\n\n"
+    << "Prefill, decode and time to first token are separate rows; " << tools::plural(r.settings.warmup, "warm-up run")
+    << " per test not counted; " << tools::plural(r.settings.repetitions, "repetition")
+    << "; random token ids (no tokenizer, no sampling in the timed part).\n\n"
     << "| model | threads | test | kind | unit | mean ± sd | median | min | max | samples |\n"
     << "|---|---:|---|---|---|---:|---:|---:|---:|---|\n";
   for (const Run& run : r.runs) {
@@ -83,7 +86,7 @@ void roofline_block(std::ostringstream& o, const Run& run) {
   if (run.probe.buffer_bytes > 0) {
     const ProbeResult& p = run.probe;
     o << "- read bandwidth (probe): " << fmt_double(rl.probe_gb_s) << " GB/s median of "
-      << p.gb_per_s.n + p.gb_per_s_after.n << " passes";
+      << tools::plural(static_cast<int64_t>(p.gb_per_s.n + p.gb_per_s_after.n), "pass", "passes");
     if (p.gb_per_s_after.empty()) {
       o << " (min " << fmt_double(p.gb_per_s.min) << ", max " << fmt_double(p.gb_per_s.max) << ")";
     } else {
@@ -91,8 +94,9 @@ void roofline_block(std::ostringstream& o, const Run& run) {
         << " after)";
     }
     if (!p.gb_per_s_between.empty()) {
-      o << ", and " << p.gb_per_s_between.n << " passes between the decode repetitions ("
-        << fmt_double(p.gb_per_s_between.min) << " to " << fmt_double(p.gb_per_s_between.max) << ")";
+      o << ", and " << tools::plural(static_cast<int64_t>(p.gb_per_s_between.n), "pass", "passes")
+        << " between the decode repetitions (" << fmt_double(p.gb_per_s_between.min) << " to "
+        << fmt_double(p.gb_per_s_between.max) << ")";
     }
     o << ", " << fmt_bytes(p.buffer_bytes) << " buffer (last-level cache " << fmt_bytes(p.llc_bytes) << "), "
       << fmt_threads(p.threads) << " of the same pool, " << p.loads << " loads, " << fmt_bytes_or_none(p.huge_page_bytes)
@@ -115,8 +119,13 @@ void roofline_block(std::ostringstream& o, const Run& run) {
     o << "\n";
     if (!rl.decode_efficiency_paired.empty()) {
       const Stats& e = rl.decode_efficiency_paired;
-      o << "  - each of the " << e.n << " repetitions against the probe passes right before and after it: "
-        << fmt_percent(e.min) << " to " << fmt_percent(e.max) << ", median " << fmt_percent(e.median)
+      // One repetition has one figure, not a range with a median.
+      const std::string figures =
+          e.n == 1 ? fmt_percent(e.median)
+                   : fmt_percent(e.min) + " to " + fmt_percent(e.max) + ", median " + fmt_percent(e.median);
+      o << "  - "
+        << (e.n == 1 ? "the repetition" : "each of the " + tools::plural(static_cast<int64_t>(e.n), "repetition"))
+        << " against the probe passes right before and after it: " << figures
         << " (the figure above); against the median of every pass " << fmt_percent(rl.decode_gb_s / rl.probe_gb_s)
         << "\n";
     }
@@ -154,8 +163,8 @@ void profile_block(std::ostringstream& o, const Run& run) {
 
 void sustained_block(std::ostringstream& o, const Sustained& s) {
   if (s.rounds == 0) return;
-  o << "Sustained decode (" << s.rounds << " rounds of " << s.n_gen << " tokens, " << fmt_double(s.interval_s, 1)
-    << " s apart): **" << s.verdict << "** — " << s.evidence << "\n\n"
+  o << "Sustained decode (" << tools::plural(s.rounds, "round") << " of " << tools::plural(s.n_gen, "token") << ", "
+    << fmt_double(s.interval_s, 1) << " s apart): **" << s.verdict << "** — " << s.evidence << "\n\n"
     << "| round | elapsed s | t/s | hottest zone | mean clock | clock cap |\n|---:|---:|---:|---:|---:|---:|\n";
   for (const Round& r : s.per_round) {
     o << "| " << r.index << " | " << fmt_double(r.elapsed_s, 1) << " | " << fmt_double(r.tokens_per_s) << " | "
@@ -247,9 +256,9 @@ std::string report_markdown(const Report& r) {
     o << "## Model " << short_model(m.path) << "\n\n| | |\n|---|---|\n"
       << "| file | " << m.path << ", " << fmt_bytes(m.file_bytes) << " (" << m.file_bytes << " bytes) |\n"
       << "| SHA-256 | " << m.sha256 << " (" << m.sha256_source << ") |\n"
-      << "| shape | " << m.arch << (m.name.empty() ? "" : " '" + m.name + "'") << ", " << m.n_layer << " layers, n_embd "
-      << m.n_embd << ", n_ff " << m.n_ff << ", heads " << m.n_head << "/" << m.n_head_kv << " kv, vocab " << m.n_vocab
-      << " |\n"
+      << "| shape | " << m.arch << (m.name.empty() ? "" : " '" + m.name + "'") << ", "
+      << tools::plural(m.n_layer, "layer") << ", n_embd " << m.n_embd << ", n_ff " << m.n_ff << ", heads " << m.n_head
+      << "/" << m.n_head_kv << " kv, vocab " << m.n_vocab << " |\n"
       << "| tensor types | " << tensor_types_line(m) << " |\n"
       << "| kernels | " << kernels_line(m) << " |\n";
     if (!m.fallback_advice.empty()) o << "| advice | " << join(m.fallback_advice, "<br>") << " |\n";

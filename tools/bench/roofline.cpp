@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "tools/common/plural.h"
+
 namespace bench {
 namespace {
 
@@ -77,9 +79,9 @@ PeakEstimate estimate_peak(const std::string& tier, bool int8, const kernels::Cp
   p.gop_s = sum;
   const double n = static_cast<double>(cores.size());
   char buf[256];
-  std::snprintf(buf, sizeof buf,
-                "%zu cores x %.2f GHz x %.0f %s ops/cycle (%s tier, issue-width bound) = %.0f GOP/s",
-                cores.size(), ghz_sum / n, ops_sum / n, int8 ? "int8" : "float", tier.c_str(), sum);
+  std::snprintf(buf, sizeof buf, "%s x %.2f GHz x %.0f %s ops/cycle (%s tier, issue-width bound) = %.0f GOP/s",
+                tools::plural(static_cast<int64_t>(cores.size()), "core").c_str(), ghz_sum / n, ops_sum / n,
+                int8 ? "int8" : "float", tier.c_str(), sum);
   p.method = buf;
   return p;
 }

@@ -15,6 +15,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "gguf/writer_output.h"
+
 namespace bench {
 namespace {
 
@@ -209,14 +211,13 @@ FileDigest cached_sha256(const std::string& path, const std::string& cache_dir) 
   d.sha256 = sha256_file(path);
   d.source = "computed";
   if (!d.cache_file.empty()) {
-    const std::string tmp = d.cache_file + ".tmp" + std::to_string(::getpid());
-    std::ofstream out(tmp, std::ios::trunc);
-    for (const std::string& line : kept) out << line << '\n';
-    out << d.sha256 << ' ' << suffix << '\n';
-    out.close();
-    if (!out || std::rename(tmp.c_str(), d.cache_file.c_str()) != 0) {
-      std::remove(tmp.c_str());
-      d.cache_file.clear();
+    std::string text;
+    for (const std::string& line : kept) text += line + '\n';
+    text += d.sha256 + ' ' + suffix + '\n';
+    try {
+      gguf::write_output_file(d.cache_file, text);
+    } catch (const std::exception&) {
+      d.cache_file.clear();  // a cache that cannot be written only costs the next run a hash
     }
   }
   return d;

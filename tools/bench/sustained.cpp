@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <vector>
 
+#include "tools/common/plural.h"
+
 namespace bench {
 namespace {
 
@@ -45,8 +47,9 @@ void judge_sustained(Sustained& s) {
 
   char buf[512];
   std::string ev;
-  std::snprintf(buf, sizeof buf, "decode %.2f -> %.2f tokens/s (%+.0f%%), first %zu vs last %zu of %zu rounds", tps0,
-                tps1, known(tps0) && tps0 > 0 ? 100.0 * (tps1 / tps0 - 1) : 0.0, third, third, r.size());
+  std::snprintf(buf, sizeof buf, "decode %.2f -> %.2f tokens/s (%+.0f%%), first %zu vs last %zu of %s", tps0, tps1,
+                known(tps0) && tps0 > 0 ? 100.0 * (tps1 / tps0 - 1) : 0.0, third, third,
+                tools::plural(static_cast<int64_t>(r.size()), "round").c_str());
   ev = buf;
   const bool slower = known(tps0) && known(tps1) && tps1 < kSlowdown * tps0;
   const bool clock_drop = (known(f0) && known(f1) && f1 < kClockDrop * f0) ||

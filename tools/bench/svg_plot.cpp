@@ -5,6 +5,8 @@
 #include <sstream>
 #include <vector>
 
+#include "tools/common/plural.h"
+
 namespace bench {
 namespace {
 
@@ -121,7 +123,7 @@ std::string sustained_svg(const Sustained& s, const std::string& title) {
       << "</text>\n";
   }
   o << "<text x=\"" << kLeft + plot_w / 2 << "\" y=\"" << axis_y + 20 << "\" text-anchor=\"middle\">round ("
-    << num(s.interval_s) << " s apart, " << s.n_gen << " tokens each)</text>\n</svg>\n";
+    << num(s.interval_s) << " s apart, " << tools::plural(s.n_gen, "token") << " each)</text>\n</svg>\n";
   return o.str();
 }
 

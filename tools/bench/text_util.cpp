@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "engine/threads/cpu_list.h"
+#include "tools/common/plural.h"
 
 namespace bench {
 
@@ -45,7 +46,7 @@ std::string fmt_percent(double fraction) {
   return std::isnan(fraction) ? "unknown" : fmt_double(100.0 * fraction, 0) + "%";
 }
 
-std::string fmt_threads(int64_t n) { return std::to_string(n) + (n == 1 ? " thread" : " threads"); }
+std::string fmt_threads(int64_t n) { return tools::plural(n, "thread"); }
 
 std::string join(const std::vector<std::string>& parts, const std::string& sep) {
   std::string s;

@@ -1,12 +1,42 @@
 #include "tools/common/args.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 
 namespace tools {
+namespace {
+
+// An option, not a plain argument (a path, a shape name, a type).
+bool is_option(const std::string& a) { return a.size() > 1 && a[0] == '-'; }
+
+std::string_view without_dashes(std::string_view s) {
+  while (!s.empty() && s.front() == '-') s.remove_prefix(1);
+  return s;
+}
+
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
 
 bool Args::match(std::initializer_list<std::string_view> names, std::string* value) {
+  for (std::string_view name : names) {
+    if (std::find(known_.begin(), known_.end(), name) == known_.end()) known_.emplace_back(name);
+  }
   if (done()) return false;
   const std::string& a = args_[i_];
   for (std::string_view name : names) {
@@ -59,6 +89,53 @@ bool Args::option(std::initializer_list<std::string_view> names, float& value) {
   return true;
 }
 
+bool Args::positional(std::string& value) {
+  if (done() || is_option(args_[i_])) return false;
+  value = take();
+  return true;
+}
+
+bool Args::model(std::string& path) {
+  std::string given;
+  if (!option({"-m", "--model"}, given) && !positional(given)) return false;
+  if (!path.empty()) throw ArgError("more than one model given ('" + path + "', '" + given + "')");
+  path = given;
+  return true;
+}
+
+bool Args::model(std::vector<std::string>& paths) {
+  std::string given;
+  if (!option({"-m", "--model"}, given) && !positional(given)) return false;
+  paths.push_back(given);
+  return true;
+}
+
+void Args::unknown() const {
+  const std::string& a = args_[i_];
+  if (!is_option(a)) throw ArgError("unexpected argument '" + a + "'");
+  const std::string near = nearest_option(a, known_);
+  throw ArgError("unknown option '" + a + "'" + (near.empty() ? "" : "; did you mean '" + near + "'?"));
+}
+
+std::string nearest_option(std::string_view typed, const std::vector<std::string>& known) {
+  const std::string_view name = without_dashes(typed.substr(0, typed.find('=')));
+  if (name.size() < 2) return "";  // a single letter is near too many options to guess
+  std::string best;
+  size_t best_score = std::max<size_t>(1, (name.size() + 1) / 3) + 1;
+  for (const std::string& k : known) {
+    const std::string_view candidate = without_dashes(k);
+    if (candidate.size() < 2) continue;
+    const bool prefix = std::min(name.size(), candidate.size()) >= 3 &&
+                        (candidate.starts_with(name) || name.starts_with(candidate));
+    const size_t score = prefix ? 1 : edit_distance(name, candidate);
+    if (score < best_score) {
+      best_score = score;
+      best = k;
+    }
+  }
+  return best;
+}
+
 std::vector<int32_t> parse_int_list(std::string_view text) {
   std::vector<int32_t> out;
   size_t start = 0;
@@ -76,6 +153,25 @@ std::vector<int32_t> parse_int_list(std::string_view text) {
     start = comma + 1;
   }
   return out;
+}
+
+int tool_main(const char* name, void (*usage)(FILE*), int argc, const std::function<int()>& body) {
+  try {
+    return body();
+  } catch (const ArgError& e) {
+    // One line, not the whole usage: the mistake is what the user needs to
+    // see. Only a tool run with no arguments at all shows the usage.
+    if (argc <= 1) {
+      std::fprintf(stderr, "%s: %s\n", name, e.what());
+      usage(stderr);
+    } else {
+      std::fprintf(stderr, "%s: %s (%s --help lists the options)\n", name, e.what(), name);
+    }
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s\n", name, e.what());
+    return 1;
+  }
 }
 
 }  // namespace tools

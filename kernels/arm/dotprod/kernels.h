@@ -9,8 +9,9 @@
 //
 // The quantized types are repacked at load into groups of 4 rows with their
 // codes interleaved in 4-byte runs, so that SDOT by element leaves one column
-// per accumulator lane (layouts at the top of each matmul_<type>.cpp, driver in
-// arm/neon/packed.h); they give the reference kernels' results bit for bit.
+// per accumulator lane (layouts at the top of each matmul_<type>.cpp; the tile
+// loops are the neon tier's, arm/neon/block_tile.h and super_block_tile.h);
+// they give the reference kernels' results bit for bit.
 // F16 and the activation quantizers are the neon tier's code (Armv8.2-A adds
 // nothing for them without FEAT_FP16).
 #pragma once
@@ -22,12 +23,5 @@
 namespace kernels::dotprod {
 
 std::span<const MatmulKernel> matmul_kernels();
-
-// One factory per kernel file (matmul_<type>.cpp), for the table.
-MatmulKernel matmul_f16_kernel();
-MatmulKernel matmul_q4_0_kernel();
-MatmulKernel matmul_q8_0_kernel();
-MatmulKernel matmul_q4_k_kernel();
-MatmulKernel matmul_q6_k_kernel();
 
 }  // namespace kernels::dotprod

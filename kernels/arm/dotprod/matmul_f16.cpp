@@ -12,24 +12,16 @@
 //   prefill, 1 x 4 for decode and the m % 4 rows; any m, n and k.
 // - result: within float rounding of matmul_f32_f32_f16_1x1_ref (which sums in
 //   double); the same bits as matmul_f32_f32_f16_4x4_neon.
-#if !defined(__ARM_FEATURE_DOTPROD)
-#error "arm/dotprod needs SDOT: compile with -march=armv8.2-a+dotprod"
-#endif
-#if defined(__ARM_FEATURE_MATMUL_INT8) || defined(__ARM_FEATURE_SVE)
-#error "arm/dotprod must not assume i8mm or SVE: compile it with exactly -march=armv8.2-a+dotprod"
-#endif
+#include "kernels/arm/dotprod/isa_check.h"
 
-#include "kernels/arm/dotprod/kernels.h"
+#include "kernels/arm/dotprod/kernel_defs.h"
 #include "kernels/arm/neon/f16_tile.h"
+#include "kernels/arm/neon/packed.h"
 #include "kernels/arm/neon/quantize.h"
-#include "kernels/arm/neon/tile.h"
 
 namespace kernels::dotprod {
 
-MatmulKernel matmul_f16_kernel() {
-  return arm::tile_kernel<arm::F16Tile>("matmul_f32_f32_f16_4x4_dotprod", Tier::dotprod,
-                                        arm::feature_bit(Feature::asimd) | arm::feature_bit(Feature::dotprod),
-                                        gguf::GgmlType::F16, gguf::GgmlType::F32, neon::pack_lhs_f32);
-}
+constinit const MatmulKernel kMatmulF16 =
+    arm::tile_kernel<arm::F16Tile>("matmul_f32_f32_f16_4x4_dotprod", Tier::dotprod, kRequiredFeatures);
 
 }  // namespace kernels::dotprod

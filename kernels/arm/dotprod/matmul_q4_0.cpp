@@ -4,14 +4,15 @@
 // - tier dotprod, aarch64, requires asimd + dotprod; compiled with
 //   -march=armv8.2-a+dotprod. Instructions: SHL / AND to unpack nibbles,
 //   SDOT by element, SCVTF (fixed point), FMUL / FADD.
-// - weights: repacked at load (pack_rhs) into groups of 4 rows, Q4_0x4 below:
+// - weights: repacked at load (pack_rhs) into groups of 4 rows, Packed below:
 //   same size as the 4 GGUF rows.
 // - activations: Q8_0 rows in 48-byte blocks with a float scale (pack_lhs =
 //   neon::pack_lhs_q8_0f, arm/neon/lhs_q8_0.h: the codes and scale of
 //   ref::quantize_row_q8_0).
 // - m_step = kTileM = 4, n_step = kTileN = 4: prefill runs 4 x 4 tiles (each
 //   weight block unpacked once for 4 rows of X), decode and the m % 4 rows run
-//   1 x 4 tiles, in one run(); any m and n, k a multiple of 32.
+//   1 x 4 tiles, in one run() (arm/neon/block_tile.h); any m and n, k a
+//   multiple of 32.
 // - result: equal to matmul_f32_q8_0_q4_0_1x1_ref bit for bit.
 //
 // Layout, per block of 32 and group of 4 rows: d[c] (fp16) of the 4 rows, then
@@ -20,98 +21,41 @@
 // each code q into the 4-bit two's complement of q - 8, so SHL #4 (low) and
 // AND 0xF0 (high) give 16 * (q - 8) as int8 with no subtraction. SDOT then sums
 // 16x the reference's integers, and SCVTF #4 divides by 16 exactly.
-#if !defined(__ARM_FEATURE_DOTPROD)
-#error "arm/dotprod needs SDOT: compile with -march=armv8.2-a+dotprod"
-#endif
-#if defined(__ARM_FEATURE_MATMUL_INT8) || defined(__ARM_FEATURE_SVE)
-#error "arm/dotprod must not assume i8mm or SVE: compile it with exactly -march=armv8.2-a+dotprod"
-#endif
+#include "kernels/arm/dotprod/isa_check.h"
 
 #include <arm_neon.h>
 
-#include <cstring>
-
-#include "kernels/arm/dotprod/kernels.h"
-#include "kernels/arm/neon/lhs_q8_0.h"
-#include "kernels/arm/neon/packed.h"
-#include "kernels/arm/neon/quantize.h"
-#include "kernels/ref/blocks.h"
+#include "kernels/arm/dotprod/kernel_defs.h"
+#include "kernels/arm/dotprod/sdot_runs.h"
+#include "kernels/arm/neon/block_tile.h"
 
 namespace kernels::dotprod {
 namespace {
 
-constexpr uint64_t kFeatures = arm::feature_bit(Feature::asimd) | arm::feature_bit(Feature::dotprod);
-
-using arm::kTileN;
-using ref::BlockQ4_0;
-
-struct BlockQ4_0x4 {
-  uint16_t d[kTileN];
-  uint8_t qs[4][16];
-};
-static_assert(sizeof(BlockQ4_0x4) == kTileN * sizeof(BlockQ4_0));
-
-struct Q4_0Packed {
-  static size_t lhs_row_bytes(size_t k) { return k / ref::QK * sizeof(neon::BlockQ8_0F); }
-  static size_t rhs_row_bytes(size_t k) { return k / ref::QK * sizeof(BlockQ4_0); }
-
-  static void pack_group(size_t k, const uint8_t* const* rows, uint8_t* out) {
-    auto* packed = reinterpret_cast<BlockQ4_0x4*>(out);
-    for (size_t b = 0; b < k / ref::QK; ++b) {
-      const BlockQ4_0* blk[kTileN];
-      for (size_t c = 0; c < kTileN; ++c) blk[c] = reinterpret_cast<const BlockQ4_0*>(rows[c]) + b;
-      BlockQ4_0x4& p = packed[b];
-      for (size_t c = 0; c < kTileN; ++c) p.d[c] = blk[c]->d;
-      const uint8_t* src[kTileN] = {blk[0]->qs, blk[1]->qs, blk[2]->qs, blk[3]->qs};
-      arm::interleave_4x4_runs(src, 0, p.qs, 0x88);
-    }
+struct Q4_0 : arm::BlockType<gguf::GgmlType::Q4_0, ref::BlockQ4_0, 4>, arm::RunsDot {
+  static void pack(const uint8_t* const* blocks, Packed& p) {
+    const uint8_t* src[arm::kTileN];
+    for (size_t c = 0; c < arm::kTileN; ++c) src[c] = reinterpret_cast<const ref::BlockQ4_0*>(blocks[c])->qs;
+    arm::interleave_4x4_runs(src, 0, reinterpret_cast<uint8_t(*)[16]>(p.qs), 0x88);
   }
 
   template <size_t MR>
-  static void compute(size_t k, const uint8_t* const* x, const uint8_t* group, float32x4_t* out) {
-    const auto* w = reinterpret_cast<const BlockQ4_0x4*>(group);
+  __attribute__((always_inline)) static Codes decode(const Packed& p) {
     const int8x16_t high_nibble = vdupq_n_s8(static_cast<int8_t>(0xF0));
-    float32x4_t acc[MR];
+    const int8x16x4_t v = arm::load_x4<MR>(p.qs);
+    Codes w;  // 16 * (q - 8)
 #pragma GCC unroll 4
-    for (size_t i = 0; i < MR; ++i) acc[i] = vdupq_n_f32(0.0f);
-
-    for (size_t b = 0; b < k / ref::QK; ++b) {
-      const BlockQ4_0x4& p = w[b];
-      int8x16_t lo[4], hi[4];  // 16 * (q - 8): elements 4j..4j+3 and 16+4j..16+4j+3 of the 4 columns
-      const int8x16x4_t v = arm::load_x4<MR>(p.qs);
-#pragma GCC unroll 4
-      for (size_t j = 0; j < 4; ++j) {
-        lo[j] = vshlq_n_s8(v.val[j], 4);
-        hi[j] = vandq_s8(v.val[j], high_nibble);
-      }
-      const float32x4_t dw = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p.d)));
-#pragma GCC unroll 4
-      for (size_t i = 0; i < MR; ++i) {
-        const auto* xb = reinterpret_cast<const neon::BlockQ8_0F*>(x[i]) + b;
-        const int8x16_t a0 = vld1q_s8(xb->qs);
-        const int8x16_t a1 = vld1q_s8(xb->qs + 16);
-        int32x4_t isum = vdotq_laneq_s32(vdupq_n_s32(0), lo[0], a0, 0);
-        isum = vdotq_laneq_s32(isum, lo[1], a0, 1);
-        isum = vdotq_laneq_s32(isum, lo[2], a0, 2);
-        isum = vdotq_laneq_s32(isum, lo[3], a0, 3);
-        isum = vdotq_laneq_s32(isum, hi[0], a1, 0);
-        isum = vdotq_laneq_s32(isum, hi[1], a1, 1);
-        isum = vdotq_laneq_s32(isum, hi[2], a1, 2);
-        isum = vdotq_laneq_s32(isum, hi[3], a1, 3);
-        const float32x4_t scale = vmulq_n_f32(dw, xb->d);
-        acc[i] = vaddq_f32(acc[i], vmulq_f32(scale, vcvtq_n_f32_s32(isum, 4)));
-      }
+    for (size_t j = 0; j < 4; ++j) {
+      w.v[j] = vshlq_n_s8(v.val[j], 4);
+      w.v[4 + j] = vandq_s8(v.val[j], high_nibble);
     }
-#pragma GCC unroll 4
-    for (size_t i = 0; i < MR; ++i) out[i] = acc[i];
+    return w;
   }
 };
 
 }  // namespace
 
-MatmulKernel matmul_q4_0_kernel() {
-  return arm::packed_kernel<Q4_0Packed>("matmul_f32_q8_0_q4_0_4x4_dotprod", Tier::dotprod, kFeatures,
-                                        gguf::GgmlType::Q4_0, gguf::GgmlType::Q8_0, neon::pack_lhs_q8_0f);
-}
+constinit const MatmulKernel kMatmulQ4_0 =
+    arm::tile_kernel<arm::BlockTile<Q4_0>>("matmul_f32_q8_0_q4_0_4x4_dotprod", Tier::dotprod, kRequiredFeatures);
 
 }  // namespace kernels::dotprod

@@ -9,9 +9,7 @@
 
 namespace kernels::i8mm {
 
-inline constexpr uint64_t kRequiredFeatures = (uint64_t{1} << static_cast<uint32_t>(Feature::asimd)) |
-                                              (uint64_t{1} << static_cast<uint32_t>(Feature::dotprod)) |
-                                              (uint64_t{1} << static_cast<uint32_t>(Feature::i8mm));
+inline constexpr uint64_t kRequiredFeatures = feature_bits({Feature::asimd, Feature::dotprod, Feature::i8mm});
 
 // Constant-initialized (no code runs to build them).
 extern const MatmulKernel kMatmulF16;

@@ -11,7 +11,7 @@
 namespace kernels::i8mm {
 
 // F16, Q8_0, Q4_0, Q4_K and Q6_K, one kernel each (contracts at the top of each
-// matmul_*_i8mm.cpp).
+// matmul_<type>.cpp).
 std::span<const MatmulKernel> matmul_kernels();
 
 }  // namespace kernels::i8mm

@@ -24,6 +24,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/arm/interleaved.h"
+
 namespace kernels::i8mm {
 
 inline constexpr size_t kQ8_0PairBlockBytes = 16 + 64;
@@ -35,6 +37,10 @@ inline size_t pairs_of(size_t m) { return (m + 1) / 2; }
 
 void pack_lhs_q8_0_pairs(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed, float mult);
 void pack_lhs_q8_k_pairs(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed, float mult);
+
+// The formats for arm::interleaved_kernel.
+using Q8_0Pairs = arm::LhsFormat<gguf::GgmlType::Q8_0, 32, kQ8_0PairBlockBytes, 2, pack_lhs_q8_0_pairs>;
+using Q8_KPairs = arm::LhsFormat<gguf::GgmlType::Q8_K, 256, kQ8_KPairBlockBytes, 2, pack_lhs_q8_k_pairs>;
 
 // Stores the first `cols` (1..4) lanes of v at y.
 inline void store_cols(float* y, float32x4_t v, size_t cols) {
@@ -109,6 +115,15 @@ template <int kOffset, class V>
 inline void ldp_q(const uint8_t* p, V& a, V& b) {
   static_assert(kOffset % 16 == 0 && kOffset >= -1024 && kOffset <= 1008, "LDP Q: imm7 * 16");
   asm("ldp %q0, %q1, [%2, #%3]" : "=w"(a), "=w"(b) : "r"(p), "i"(kOffset));
+}
+
+// One pair of activation rows against one weight pair over 4 chunks of 8
+// codes: a 2x2 tile of integer sums.
+inline int32x4_t smmla_chain4(const int8x16x4_t& x, const int8x16_t* w) {
+  int32x4_t s = vmmlaq_s32(vdupq_n_s32(0), x.val[0], w[0]);
+  s = vmmlaq_s32(s, x.val[1], w[1]);
+  s = vmmlaq_s32(s, x.val[2], w[2]);
+  return vmmlaq_s32(s, x.val[3], w[3]);
 }
 
 // vmmlaq_s32(0, x, w) with the zero made in the result register. With the

@@ -14,23 +14,28 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "gguf/ggml_types.h"
+#include "kernels/arm/neon/quantize.h"
 #include "kernels/arm/neon/tile.h"
 
 namespace kernels::arm {
 namespace {
 
-struct F16Tile {
+struct F16Tile : GgufRows {
+  static constexpr gguf::GgmlType kRhsType = gguf::GgmlType::F16;
+  static constexpr gguf::GgmlType kLhsType = gguf::GgmlType::F32;
+  static constexpr auto pack_lhs = neon::pack_lhs_f32;
   static size_t lhs_row_bytes(size_t k) { return k * sizeof(float); }
   static size_t rhs_row_bytes(size_t k) { return k * sizeof(uint16_t); }
 
   template <size_t MR>
-  static void compute(size_t k, const uint8_t* const* x, const uint8_t* const* w, float32x4_t* out) {
+  static void compute(size_t k, const uint8_t* const* x, const GgufRows& w, float32x4_t* out) {
     const float* xf[MR];
 #pragma GCC unroll 4
     for (size_t i = 0; i < MR; ++i) xf[i] = reinterpret_cast<const float*>(x[i]);
     const uint16_t* wh[kTileN];
 #pragma GCC unroll 4
-    for (size_t c = 0; c < kTileN; ++c) wh[c] = reinterpret_cast<const uint16_t*>(w[c]);
+    for (size_t c = 0; c < kTileN; ++c) wh[c] = reinterpret_cast<const uint16_t*>(w.row[c]);
 
     float32x4_t acc[MR][kTileN];
 #pragma GCC unroll 4

@@ -48,5 +48,29 @@ struct NeonWideCodes {
   static int32x4_t sum4(Partial p0, Partial p1, Partial p2, Partial p3) { return sum_lanes_x4(p0, p1, p2, p3); }
 };
 
+// A block of 32 codes of the 4 columns of a tile: elements 0..15 (lo) and
+// 16..31 (hi) of each column.
+struct ColumnCodes {
+  int8x16_t lo[kTileN], hi[kTileN];
+};
+
+// The 4 columns' integer sums against activation codes 0..15 (a0) and 16..31
+// (a1), by one of the policies above.
+template <class Policy>
+__attribute__((always_inline)) inline int32x4_t dot_columns(const ColumnCodes& w, int8x16_t a0, int8x16_t a1) {
+  return Policy::sum4(Policy::dot32(w.lo[0], a0, w.hi[0], a1), Policy::dot32(w.lo[1], a0, w.hi[1], a1),
+                      Policy::dot32(w.lo[2], a0, w.hi[2], a1), Policy::dot32(w.lo[3], a0, w.hi[3], a1));
+}
+
+// The Codes and dot of a block type (block_tile.h) whose codes are
+// ColumnCodes, summed by Policy.
+template <class Policy>
+struct ColumnDot {
+  using Codes = ColumnCodes;
+  __attribute__((always_inline)) static int32x4_t dot(const Codes& w, int8x16_t a0, int8x16_t a1) {
+    return dot_columns<Policy>(w, a0, a1);
+  }
+};
+
 }  // namespace
 }  // namespace kernels::arm

@@ -1,6 +1,10 @@
 // K-quant pieces shared by the packed Q4_K and Q6_K layouts of the ARM tiers
-// (arm/neon and arm/dotprod matmul_q4_k.cpp, matmul_q6_k.cpp). Header-only,
-// internal linkage, Armv8.0 instructions only (see tile.h).
+// (arm/neon and arm/dotprod matmul_q4_k.cpp, matmul_q6_k.cpp, through
+// super_block_tile.h). Header-only, internal linkage, Armv8.0 instructions
+// only (see tile.h).
+//
+// The two tiers' packed super-blocks have the same fields; the codes differ in
+// order only (each tier's file documents its layout).
 //
 // Q4_K scales in a packed group: the 6-bit scale sc and min m of sub-block s
 // (0..7) of row c, unpacked from the GGUF 12-byte form and bit-packed with
@@ -20,6 +24,21 @@
 
 namespace kernels::arm {
 namespace {
+
+struct Q4KPacked {
+  uint16_t d[kTileN];
+  uint16_t dmin[kTileN];
+  uint8_t scales[3][16];  // below
+  uint8_t qs[4][128];     // the 4-bit codes, in the tier's order
+};
+static_assert(sizeof(Q4KPacked) == kTileN * sizeof(ref::BlockQ4_K));
+
+struct Q6KPacked {
+  uint16_t d[kTileN];
+  int8_t scales[4][16];      // scales[g][4t + c]: sub-block 4g + t of row c
+  uint8_t codes[16][3][16];  // pack_six_bit vectors (packed.h), in the tier's order
+};
+static_assert(sizeof(Q6KPacked) == kTileN * sizeof(ref::BlockQ6_K));
 
 inline void pack_q4_k_scales(const ref::BlockQ4_K* const* blk, uint8_t (*out)[16]) {
   uint8_t u[4][16];
@@ -89,6 +108,48 @@ inline uint8x16_t q6_k_codes16(const ref::BlockQ6_K& b, size_t s) {
       return vsriq_n_u8(vshrq_n_u8(h, 2), l, 4);  // bits 6-7
   }
 }
+
+// The fields of a Q4KPacked but its codes, from the 4 rows' super-blocks.
+inline void pack_q4_k_header(const uint8_t* const* blocks, const ref::BlockQ4_K** blk, Q4KPacked& p) {
+  for (size_t c = 0; c < kTileN; ++c) {
+    blk[c] = reinterpret_cast<const ref::BlockQ4_K*>(blocks[c]);
+    p.d[c] = blk[c]->d;
+    p.dmin[c] = blk[c]->dmin;
+  }
+  pack_q4_k_scales(blk, p.scales);
+}
+
+// The fields of a Q6KPacked but its codes.
+inline void pack_q6_k_header(const uint8_t* const* blocks, const ref::BlockQ6_K** blk, Q6KPacked& p) {
+  for (size_t c = 0; c < kTileN; ++c) {
+    blk[c] = reinterpret_cast<const ref::BlockQ6_K*>(blocks[c]);
+    p.d[c] = blk[c]->d;
+    for (size_t s = 0; s < ref::QK_K / 16; ++s) p.scales[s / 4][4 * (s % 4) + c] = blk[c]->scales[s];
+  }
+}
+
+// The scales of sub-blocks 4g .. 4g + 3 of the 4 rows: sc[t] by row.
+struct Q6KQuarterScales {
+  int32x4_t sc[4];
+};
+__attribute__((always_inline)) inline Q6KQuarterScales q6_k_quarter_scales(const Q6KPacked& p, size_t g) {
+  const int8x16_t sc8 = vld1q_s8(p.scales[g]);
+  const int16x8_t lo = vmovl_s8(vget_low_s8(sc8)), hi = vmovl_high_s8(sc8);
+  return {{vmovl_s16(vget_low_s16(lo)), vmovl_high_s16(lo), vmovl_s16(vget_low_s16(hi)), vmovl_high_s16(hi)}};
+}
+
+// How super_block_tile.h takes the mins of Q4KPacked (Q4_K, and Q5_K's
+// identical scales), and that Q6_K has none.
+struct Q4KMinsDecode {
+  static constexpr bool kMins = true;
+  __attribute__((always_inline)) static Q4KMins mins(const Q4KPacked& p) { return q4_k_mins(p.scales); }
+  __attribute__((always_inline)) static int32x4_t mins_dot(const Q4KMins& m, const ref::BlockQ8_K& xb) {
+    return q4_k_mins_dot(m, xb);
+  }
+};
+struct NoMins {
+  static constexpr bool kMins = false;
+};
 
 }  // namespace
 }  // namespace kernels::arm

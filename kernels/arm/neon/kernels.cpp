@@ -1,12 +1,13 @@
+// The neon tier's table (kernels.h), one kernel per weight type; the registry
+// orders the tiers.
 #include "kernels/arm/neon/kernels.h"
 
-#include <array>
+#include "kernels/arm/neon/kernel_defs.h"
 
 namespace kernels::neon {
 
 std::span<const MatmulKernel> matmul_kernels() {
-  static const std::array<MatmulKernel, 5> table = {matmul_f16_kernel(), matmul_q4_0_kernel(), matmul_q8_0_kernel(),
-                                                    matmul_q4_k_kernel(), matmul_q6_k_kernel()};
+  static const MatmulKernel table[] = {kMatmulF16, kMatmulQ4_0, kMatmulQ8_0, kMatmulQ4_K, kMatmulQ6_K};
   return table;
 }
 

@@ -10,9 +10,10 @@
 // All tile 4 rows of X by 4 rows of W for prefill and 1 x 4 for decode, in one
 // run(). F16 reads the GGUF rows in place (tile.h); the quantized types are
 // repacked at load into groups of 4 rows of the same size (packed.h, layouts
-// at the top of each matmul_<type>.cpp) and give the reference kernels'
-// results bit for bit. The activation quantizers (quantize.h) are shared with
-// the dotprod tier.
+// at the top of each matmul_<type>.cpp; one tile loop for the block types,
+// block_tile.h, and one for the super-block types, super_block_tile.h) and
+// give the reference kernels' results bit for bit. The activation quantizers
+// (quantize.h) are shared with the dotprod tier.
 #pragma once
 
 #include <span>
@@ -22,12 +23,5 @@
 namespace kernels::neon {
 
 std::span<const MatmulKernel> matmul_kernels();
-
-// One factory per kernel file (matmul_<type>.cpp), for the table.
-MatmulKernel matmul_f16_kernel();
-MatmulKernel matmul_q4_0_kernel();
-MatmulKernel matmul_q8_0_kernel();
-MatmulKernel matmul_q4_k_kernel();
-MatmulKernel matmul_q6_k_kernel();
 
 }  // namespace kernels::neon

@@ -11,8 +11,8 @@
 // the repacked weights take no more memory than the file (plus up to 3 rows
 // for the last group when n % 4 != 0, which repeats row n - 1).
 //
-// Driver: n-outer by groups, m-inner by 4 rows of X, then the m % 4 rows one at
-// a time (decode is the 1 x 4 tile), as in tile.h.
+// Driver: run_tiles (tile.h): n-outer by groups, m-inner by 4 rows of X, then
+// the m % 4 rows one at a time (decode is the 1 x 4 tile).
 #pragma once
 
 #include <arm_neon.h>
@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/arm/neon/tile.h"
 #include "kernels/matmul.h"
@@ -92,78 +93,79 @@ inline int8x16x4_t load_x4(const void* p) {
 
 // PackedTile: a struct with
 //   static size_t lhs_row_bytes(size_t k), rhs_row_bytes(size_t k);
-//   static void pack_group(size_t k, const uint8_t* const* rows, uint8_t* out);
+//   static constexpr size_t kBlockElems, kBlockBytes;  // a GGUF (super-)block
+//   using Packed = ...;  // one block of a group, as long as 4 GGUF blocks
+//   static void pack_block(const uint8_t* const* blocks, Packed& p);
+//                        // the 4 rows' GGUF blocks
 //   template <size_t MR> static void compute(size_t k, const uint8_t* const* x,
 //                                            const uint8_t* group, float32x4_t* out);
+// (GroupRows below gives the row sizes and group(): the group's first byte.)
+template <size_t kElems, size_t kRhsBlockBytes, class LhsBlock>
+struct GroupRows {
+  static constexpr size_t kBlockElems = kElems;
+  static constexpr size_t kBlockBytes = kRhsBlockBytes;
+  static size_t lhs_row_bytes(size_t k) { return k / kElems * sizeof(LhsBlock); }
+  static size_t rhs_row_bytes(size_t k) { return k / kElems * kRhsBlockBytes; }
+  static const uint8_t* group(const uint8_t* rhs, size_t j0, size_t, size_t rhs_row) { return rhs + j0 * rhs_row; }
+};
+
 template <class PackedTile>
 void pack_groups(size_t n, size_t k, const void* rhs, void* rhs_packed) {
+  using Packed = typename PackedTile::Packed;
+  static_assert(sizeof(Packed) == kTileN * PackedTile::kBlockBytes, "a packed group is as long as its 4 rows");
   const auto* src = static_cast<const uint8_t*>(rhs);
   auto* dst = static_cast<uint8_t*>(rhs_packed);
   const size_t row = PackedTile::rhs_row_bytes(k);
   for (size_t j0 = 0; j0 < n; j0 += kTileN) {
     const uint8_t* rows[kTileN];
     for (size_t c = 0; c < kTileN; ++c) rows[c] = src + std::min(j0 + c, n - 1) * row;
-    PackedTile::pack_group(k, rows, dst + j0 * row);
-  }
-}
-
-// The loop of run_tiles (tile.h) over repacked groups. Kept as a second copy:
-// one template for both, with the weights of a group from a lambda, made GCC 12
-// schedule the tiles differently, and the NEON Q6_K prefill tile ran 12% more
-// instructions (kernel_insn under qemu, M64 x N256 x K1024; dotprod 4%).
-template <class PackedTile>
-void run_groups(size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_packed, float* dst,
-                size_t dst_stride) {
-  const auto* lhs = static_cast<const uint8_t*>(lhs_packed);
-  const auto* rhs = static_cast<const uint8_t*>(rhs_packed);
-  const size_t lhs_row = PackedTile::lhs_row_bytes(k);
-  const size_t rhs_row = PackedTile::rhs_row_bytes(k);
-  for (size_t j0 = 0; j0 < n; j0 += kTileN) {
-    const size_t cols = std::min(kTileN, n - j0);
-    const uint8_t* group = rhs + j0 * rhs_row;
-    size_t i0 = 0;
-    for (; i0 + kTileM <= m; i0 += kTileM) {
-      const uint8_t* x[kTileM];
-      for (size_t r = 0; r < kTileM; ++r) x[r] = lhs + (i0 + r) * lhs_row;
-      float32x4_t out[kTileM];
-      PackedTile::template compute<kTileM>(k, x, group, out);
-      for (size_t r = 0; r < kTileM; ++r) store_cols(dst + (i0 + r) * dst_stride + j0, out[r], cols);
-    }
-    for (; i0 < m; ++i0) {
-      const uint8_t* x[1] = {lhs + i0 * lhs_row};
-      float32x4_t out[1];
-      PackedTile::template compute<1>(k, x, group, out);
-      store_cols(dst + i0 * dst_stride + j0, out[0], cols);
+    auto* out = reinterpret_cast<Packed*>(dst + j0 * row);
+    for (size_t b = 0; b < k / PackedTile::kBlockElems; ++b) {
+      const uint8_t* blocks[kTileN];
+      for (size_t c = 0; c < kTileN; ++c) blocks[c] = rows[c] + b * PackedTile::kBlockBytes;
+      PackedTile::pack_block(blocks, out[b]);
     }
   }
 }
 
-// Whole groups: n rounded up to a multiple of 4 rows.
-template <class PackedTile>
-size_t packed_rhs_size(size_t n, size_t k) {
-  return (n + kTileN - 1) / kTileN * kTileN * PackedTile::rhs_row_bytes(k);
+// The MatmulKernel of a Tile (tile.h) over GGUF rows as they are (GgufRows:
+// pack_rhs = nullptr) or over groups repacked by pack_groups (n rounded up to
+// whole groups). The Tile also names the types and the activation packer:
+//   static constexpr gguf::GgmlType kRhsType, kLhsType;
+//   static void pack_lhs(size_t m, size_t k, const float* lhs,
+//                        size_t lhs_stride, void* lhs_packed);
+//                       // rows of Tile::lhs_row_bytes(k) (quantize.h)
+template <class Tile>
+constexpr void (*pack_rhs_of())(size_t, size_t, const void*, void*) {
+  if constexpr (std::is_base_of_v<GgufRows, Tile>) {
+    return nullptr;
+  } else {
+    return pack_groups<Tile>;
+  }
 }
 
-template <class PackedTile>
-constexpr MatmulKernel packed_kernel(const char* name, Tier tier, uint64_t features, gguf::GgmlType rhs_type,
-                                     gguf::GgmlType lhs_type,
-                                     void (*pack_lhs)(size_t, size_t, const float*, size_t, void*)) {
+template <class Tile>
+constexpr MatmulKernel tile_kernel(const char* name, Tier tier, uint64_t features) {
+  constexpr bool kPacked = !std::is_base_of_v<GgufRows, Tile>;
   return MatmulKernel{
       .name = name,
       .tier = tier,
       .arch = Arch::aarch64,
       .required_features = features,
-      .rhs_type = rhs_type,
-      .lhs_type = lhs_type,
+      .rhs_type = Tile::kRhsType,
+      .lhs_type = Tile::kLhsType,
       .m_step = kTileM,
       .n_step = kTileN,
-      .rhs_packed_size = packed_rhs_size<PackedTile>,
-      .rhs_packed_offset = [](size_t n_idx, size_t k) { return n_idx * PackedTile::rhs_row_bytes(k); },
-      .pack_rhs = pack_groups<PackedTile>,
-      .lhs_packed_size = [](size_t m, size_t k) { return m * PackedTile::lhs_row_bytes(k); },
-      .lhs_packed_offset = [](size_t m_idx, size_t k) { return m_idx * PackedTile::lhs_row_bytes(k); },
-      .pack_lhs = pack_lhs,
-      .run = run_groups<PackedTile>,
+      .rhs_packed_size =
+          [](size_t n, size_t k) {
+            return (kPacked ? (n + kTileN - 1) / kTileN * kTileN : n) * Tile::rhs_row_bytes(k);
+          },
+      .rhs_packed_offset = [](size_t n_idx, size_t k) { return n_idx * Tile::rhs_row_bytes(k); },
+      .pack_rhs = pack_rhs_of<Tile>(),
+      .lhs_packed_size = [](size_t m, size_t k) { return m * Tile::lhs_row_bytes(k); },
+      .lhs_packed_offset = [](size_t m_idx, size_t k) { return m_idx * Tile::lhs_row_bytes(k); },
+      .pack_lhs = Tile::pack_lhs,
+      .run = run_tiles<Tile>,
   };
 }
 

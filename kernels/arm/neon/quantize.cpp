@@ -3,12 +3,7 @@
 // dotprod tier's kernels use these functions too. arm_kernels_test checks the
 // bytes against kernels/ref on random rows, rounding ties, zero, tiny, NaN and
 // outlier blocks.
-#if !defined(__aarch64__) || !defined(__ARM_NEON)
-#error "arm/neon needs AArch64 Advanced SIMD: compile with -march=armv8-a"
-#endif
-#if defined(__ARM_FEATURE_QRDMX) || defined(__ARM_FEATURE_DOTPROD) || defined(__ARM_FEATURE_SVE)
-#error "arm/neon must run on Armv8.0 cores: compile it with exactly -march=armv8-a"
-#endif
+#include "kernels/arm/neon/isa_check.h"
 
 #include "kernels/arm/neon/quantize.h"
 

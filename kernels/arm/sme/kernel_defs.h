@@ -11,8 +11,7 @@
 namespace kernels::sme {
 
 inline constexpr uint64_t kRequiredFeatures =
-    (uint64_t{1} << static_cast<uint32_t>(Feature::asimd)) | (uint64_t{1} << static_cast<uint32_t>(Feature::dotprod)) |
-    (uint64_t{1} << static_cast<uint32_t>(Feature::i8mm)) | (uint64_t{1} << static_cast<uint32_t>(Feature::sme));
+    feature_bits({Feature::asimd, Feature::dotprod, Feature::i8mm, Feature::sme});
 
 // The streaming vector length in bytes on this CPU (RDSVL, through
 // prctl(PR_SME_GET_VL)); 64 where the CPU has no SME, so that the geometry of

@@ -12,7 +12,7 @@
 
 namespace kernels::sme {
 
-// Q4_0 and Q8_0 (contract at the top of matmul_sme.cpp).
+// Q4_0 and Q8_0 (contract at the top of matmul_blocks.cpp).
 std::span<const MatmulKernel> matmul_kernels();
 
 }  // namespace kernels::sme

@@ -23,7 +23,6 @@ namespace {
 
 inline constexpr size_t kGroupRows = 16;
 
-inline size_t groups_of(size_t n) { return (n + kGroupRows - 1) / kGroupRows; }
 inline size_t rows_per_pass() { return svcntw() < kGroupRows ? svcntw() : kGroupRows; }
 
 // Lanes of rows r0 .. min(r0 + VL/32, end) - 1 (32-bit lanes) and their

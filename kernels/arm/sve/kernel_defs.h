@@ -9,10 +9,8 @@
 
 namespace kernels::sve {
 
-inline constexpr uint64_t kRequiredFeatures =
-    (uint64_t{1} << static_cast<uint32_t>(Feature::asimd)) | (uint64_t{1} << static_cast<uint32_t>(Feature::sve));
-inline constexpr uint64_t kRequiredFeaturesI8mm =
-    kRequiredFeatures | (uint64_t{1} << static_cast<uint32_t>(Feature::svei8mm));
+inline constexpr uint64_t kRequiredFeatures = feature_bits({Feature::asimd, Feature::sve});
+inline constexpr uint64_t kRequiredFeaturesI8mm = kRequiredFeatures | feature_bits({Feature::svei8mm});
 
 // Constant-initialized (no code runs to build them).
 extern const MatmulKernel kMatmulF16;

@@ -20,6 +20,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/arm/interleaved.h"
+
 namespace kernels::sve {
 
 inline constexpr size_t kQ8_0RowBlockBytes = 32 + 4;
@@ -32,5 +34,10 @@ inline constexpr size_t kQ8_0PairBlockBytes = 16 + 64;
 void pack_lhs_q8_0_rows(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed, float mult);
 void pack_lhs_q8_k_rows(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed, float mult);
 void pack_lhs_q8_0_pairs(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed, float mult);
+
+// The formats for arm::interleaved_kernel.
+using Q8_0Rows = arm::LhsFormat<gguf::GgmlType::Q8_0, 32, kQ8_0RowBlockBytes, 1, pack_lhs_q8_0_rows>;
+using Q8_KRows = arm::LhsFormat<gguf::GgmlType::Q8_K, 256, kQ8_KRowBlockBytes, 1, pack_lhs_q8_k_rows>;
+using Q8_0Pairs = arm::LhsFormat<gguf::GgmlType::Q8_0, 32, kQ8_0PairBlockBytes, 2, pack_lhs_q8_0_pairs>;
 
 }  // namespace kernels::sve

@@ -16,7 +16,7 @@
 // one convert and one FMA. Leftover rows go 2 at a time. m_step 8, n_step 16.
 // The pair layout gives SMMLA's 2x2 tiles, half the multiply instructions of
 // SDOT in prefill; a single row (decode) wastes half of each, so the SDOT
-// kernel (matmul_q8_0_sve.cpp) is the cheaper one there.
+// kernel (matmul_q8_0.cpp) is the cheaper one there.
 #if !defined(__ARM_FEATURE_SVE_MATMUL_INT8)
 #error "matmul_*_svei8mm.cpp must be compiled with -march=armv8.2-a+sve+i8mm"
 #endif
@@ -32,37 +32,13 @@
 namespace kernels::sve {
 namespace {
 
-constexpr size_t kNr = kGroupRows;
-constexpr size_t kBlock = 32;
-constexpr size_t kQsOffset = 2 * kNr;
-constexpr size_t kPackedBlockBytes = kQsOffset + 4 * 8 * 16;
+struct Q8_0 : arm::WeightType<gguf::GgmlType::Q8_0, ref::BlockQ8_0> {
+  static constexpr size_t kChunks = 4;
 
-size_t rhs_packed_size(size_t n, size_t k) { return groups_of(n) * (k / kBlock) * kPackedBlockBytes; }
-size_t rhs_packed_offset(size_t n_idx, size_t k) { return n_idx / kNr * (k / kBlock) * kPackedBlockBytes; }
-
-void pack_rhs(size_t n, size_t k, const void* rhs, void* rhs_packed) {
-  const size_t nb = k / kBlock;
-  const auto* rows = static_cast<const ref::BlockQ8_0*>(rhs);
-  auto* out = static_cast<uint8_t*>(rhs_packed);
-  for (size_t g = 0; g < groups_of(n); ++g) {
-    for (size_t b = 0; b < nb; ++b, out += kPackedBlockBytes) {
-      std::memset(out, 0, kPackedBlockBytes);
-      for (size_t r = 0; r < kNr && g * kNr + r < n; ++r) {
-        const ref::BlockQ8_0& blk = rows[(g * kNr + r) * nb + b];
-        std::memcpy(out + 2 * r, &blk.d, 2);
-        for (size_t c = 0; c < 4; ++c)
-          std::memcpy(out + kQsOffset + 128 * c + 16 * (r / 2) + 8 * (r % 2), blk.qs + 8 * c, 8);
-      }
-    }
+  static void pack(const GgufBlock& blk, uint8_t* row0) {
+    for (size_t c = 0; c < 4; ++c) std::memcpy(row0 + 128 * c, blk.qs + 8 * c, 8);
   }
-}
 
-void pack_lhs(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed) {
-  pack_lhs_q8_0_pairs(m, k, lhs, lhs_stride, lhs_packed, 1.0f);
-}
-
-struct Rhs {
-  static constexpr size_t kPackedBlockBytes = sve::kPackedBlockBytes;
   static void load(svbool_t pg8, const uint8_t* p, svint8_t& w0, svint8_t& w1, svint8_t& w2, svint8_t& w3) {
     const int8_t* q = reinterpret_cast<const int8_t*>(p);
     w0 = svld1_s8(pg8, q);
@@ -74,22 +50,7 @@ struct Rhs {
 
 }  // namespace
 
-const MatmulKernel kMatmulQ8_0Mmla{
-    .name = "matmul_f32_q8_0_q8_0_8x16_svei8mm",
-    .tier = Tier::sve,
-    .arch = Arch::aarch64,
-    .required_features = kRequiredFeaturesI8mm,
-    .rhs_type = gguf::GgmlType::Q8_0,
-    .lhs_type = gguf::GgmlType::Q8_0,
-    .m_step = 2 * kMmlaLhsPairs,
-    .n_step = kNr,
-    .rhs_packed_size = rhs_packed_size,
-    .rhs_packed_offset = rhs_packed_offset,
-    .pack_rhs = pack_rhs,
-    .lhs_packed_size = mmla_lhs_packed_size,
-    .lhs_packed_offset = mmla_lhs_packed_offset,
-    .pack_lhs = pack_lhs,
-    .run = mmla_run<Rhs>,
-};
+constinit const MatmulKernel kMatmulQ8_0Mmla =
+    arm::interleaved_kernel<MmlaGroups<Q8_0>>("matmul_f32_q8_0_q8_0_8x16_svei8mm", Tier::sve, kRequiredFeaturesI8mm);
 
 }  // namespace kernels::sve

@@ -4,8 +4,14 @@
 // one 2x2 tile per segment: VL/128 weight pairs against one pair of activation
 // rows (LD1RQ replicates the activation pair in every segment).
 //
-// A weight format supplies `Rhs`:
-//   static constexpr size_t kPackedBlockBytes;  // one block of a 16-row group
+// Layout, per block of 32 and group: uint16 d[16] (the rows' fp16 scales),
+// then the codes in kChunks planes of 128 bytes, pair p at 16 p: row 2p's 8
+// bytes of the chunk, then row 2p + 1's. Missing rows of the last group are
+// zero. A weight format supplies `Rhs`:
+//   arm::WeightType<...> as a base (arm/interleaved.h)
+//   static constexpr size_t kChunks;            // 128-byte planes of codes
+//   static void pack(const GgufBlock& blk, uint8_t* row0);
+//                       // the row's codes: chunk c at row0 + 128 c, 8 bytes
 //   static void load(pg8, p, w0, w1, w2, w3);   // chunks 0..3 of the pairs at p
 // where p points at the pairs of the pass within the block (pair offset 16 p0
 // bytes into each 128-byte chunk plane), and the loops below do the rest.
@@ -19,7 +25,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
+#include "kernels/arm/interleaved.h"
 #include "kernels/arm/sve/groups.h"
 #include "kernels/arm/sve/lhs_rows.h"
 
@@ -28,6 +36,10 @@ namespace {  // internal linkage, as groups.h
 
 inline constexpr size_t kMmlaPairs = kGroupRows / 2;
 inline constexpr int kMmlaLhsPairs = 4;  // activation pairs per pass (m_step 8)
+
+// One block of a 16-row group.
+template <class Rhs>
+inline constexpr size_t kMmlaBlockBytes = 2 * kGroupRows + 128 * Rhs::kChunks;
 
 // Weight pairs per pass: one per 128-bit segment, at most the group's 8.
 inline size_t mmla_pairs_per_pass() { return svcntb() / 16 < kMmlaPairs ? svcntb() / 16 : kMmlaPairs; }
@@ -42,7 +54,7 @@ void mmla_pass(size_t nb, const uint8_t* x, size_t x_pair_bytes, const uint8_t* 
   const svbool_t all8 = svptrue_b8(), all32 = svptrue_b32();
   [[maybe_unused]] svfloat32_t acc0 = svdup_f32(0), acc1 = acc0, acc2 = acc0, acc3 = acc0;
   for (size_t b = 0; b < nb; ++b) {
-    const uint8_t* blk = w + b * Rhs::kPackedBlockBytes;
+    const uint8_t* blk = w + b * kMmlaBlockBytes<Rhs>;
     svint8_t w0, w1, w2, w3;
     Rhs::load(pg8, blk + 2 * kGroupRows + 16 * p0, w0, w1, w2, w3);
     // {d_2p, d_2p+1, d_2p, d_2p+1} in the segment of pair p.
@@ -90,7 +102,7 @@ void mmla_run(size_t m, size_t n, size_t k, const void* lhs_packed, const void* 
                   svand_n_u32_x(svptrue_b32(), lane, 1));
   const size_t step = mmla_pairs_per_pass();
   for (size_t n0 = 0; n0 < n; n0 += kGroupRows) {
-    const uint8_t* w = rhs + n0 / kGroupRows * nb * Rhs::kPackedBlockBytes;
+    const uint8_t* w = rhs + n0 / kGroupRows * nb * kMmlaBlockBytes<Rhs>;
     const size_t cols = n - n0 < kGroupRows ? n - n0 : kGroupRows;
     for (size_t p0 = 0; 2 * p0 < cols; p0 += step) {
       size_t m0 = 0;
@@ -106,8 +118,16 @@ void mmla_run(size_t m, size_t n, size_t k, const void* lhs_packed, const void* 
   }
 }
 
-inline size_t mmla_lhs_packed_size(size_t m, size_t k) { return (m + 1) / 2 * (k / 32) * kQ8_0PairBlockBytes; }
-inline size_t mmla_lhs_packed_offset(size_t m_idx, size_t k) { return m_idx / 2 * (k / 32) * kQ8_0PairBlockBytes; }
+// The kernel of Rhs, for arm::interleaved_kernel.
+template <class Rhs>
+struct MmlaGroups : arm::KernelShape<Rhs, Q8_0Pairs, 32, kGroupRows, 2 * kMmlaLhsPairs, kMmlaBlockBytes<Rhs>> {
+  static void pack(const typename Rhs::GgufBlock& blk, uint8_t* out, size_t r) {
+    std::memcpy(out + 2 * r, &blk.d, 2);
+    Rhs::pack(blk, out + 2 * kGroupRows + 16 * (r / 2) + 8 * (r % 2));
+  }
+
+  static constexpr auto run = mmla_run<Rhs>;
+};
 
 }  // namespace
 }  // namespace kernels::sve

@@ -186,6 +186,10 @@ std::string target_names() {
   return s;
 }
 
+std::string unknown_target_message(std::string_view name) {
+  return "unknown type '" + std::string(name) + "'; known types: " + target_names();
+}
+
 double bits_per_weight(GgmlType type) {
   const gguf::GgmlTypeTraits& tr = gguf::traits(type);
   return tr.block_size == 0 ? 0.0 : tr.block_bytes * 8.0 / tr.block_size;

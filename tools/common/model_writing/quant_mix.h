@@ -60,6 +60,8 @@ struct QuantTarget {
 const QuantTarget* find_target(std::string_view name);
 // "F32, F16, BF16, Q8_0, ..." for messages and help.
 std::string target_names();
+// "unknown type 'Q3_X'; known types: F32, ...".
+std::string unknown_target_message(std::string_view name);
 std::span<const QuantTarget> all_targets();
 
 // What the rules need to know about the model (from its metadata).

@@ -15,6 +15,7 @@
 #include "gguf/writer.h"
 #include "kernels/ref/type_ops.h"
 #include "tools/common/model_writing/row_stream.h"
+#include "tools/common/plural.h"
 
 namespace tools {
 namespace {
@@ -115,7 +116,7 @@ size_t check_conversions(const std::vector<PlannedTensor>& plan, bool allow_requ
 QuantizeResult quantize_model(const QuantizeOptions& o) {
   const QuantTarget* target = find_target(o.type);
   if (target == nullptr) {
-    throw QuantizeError("unknown type '" + o.type + "'; known types: " + target_names());
+    throw QuantizeError(unknown_target_message(o.type));
   }
   if (o.output.empty() && !o.dry_run) throw QuantizeError("no output file given");
   check_not_the_input(o);
@@ -215,16 +216,18 @@ QuantizeResult quantize_model(const QuantizeOptions& o) {
     for (const PlannedTensor& p : result.plan) elements += p.n_elements();
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const engine::MemoryUsage mem = engine::memory_usage();
-    std::fprintf(o.out, "quantize: wrote %s as %s%s: %zu tensors, %s -> %s (%.2f bits/weight) in %.1f s with %zu threads",
+    std::fprintf(o.out, "quantize: wrote %s as %s%s: %zu tensors, %s -> %s (%.2f bits/weight) in %.1f s with %s",
                  o.output.c_str(), std::string(target->name).c_str(), o.pure ? " (pure)" : "", result.plan.size(),
                  format_mib(result.input_file_bytes).c_str(), format_mib(result.output_file_bytes).c_str(),
                  static_cast<double>(total_bytes) * 8.0 / static_cast<double>(std::max<uint64_t>(elements, 1)), secs,
-                 pool->size());
+                 plural(static_cast<int64_t>(pool->size()), "thread").c_str());
     if (mem.known) std::fprintf(o.out, ", peak RSS %s", format_mib(mem.peak_rss_bytes).c_str());
     std::fputc('\n', o.out);
     if (result.n_fallbacks > 0) {
-      std::fprintf(o.out, "quantize: %zu tensors fell back to another type (row length not a multiple of the block "
-                          "size; see --dry-run)\n", result.n_fallbacks);
+      std::fprintf(o.out,
+                   "quantize: %s fell back to another type (row length not a multiple of the block size; see "
+                   "--dry-run)\n",
+                   plural(static_cast<int64_t>(result.n_fallbacks), "tensor").c_str());
     }
   }
   return result;

@@ -14,6 +14,7 @@
 #include "tools/common/model_writing/quant_mix.h"
 #include "tools/common/model_writing/row_stream.h"
 #include "tools/common/model_writing/synth_tensors.h"
+#include "tools/common/plural.h"
 
 namespace tools {
 namespace {
@@ -138,17 +139,22 @@ void set_byte_vocab(gguf::Writer& w, uint32_t n_vocab) {
   w.set_bool("tokenizer.ggml.add_eos_token", false);
 }
 
+uint32_t token_count(const gguf::File& f) {
+  const gguf::Value* tokens = f.find_array("tokenizer.ggml.tokens");
+  if (tokens == nullptr || tokens->array_size() == 0 || tokens->array_size() > UINT32_MAX) {
+    throw SynthError(f.path() + ": has no tokenizer.ggml.tokens to copy the vocabulary from");
+  }
+  return static_cast<uint32_t>(tokens->array_size());
+}
+
 // Copies the tokenizer.* keys of `path`; returns its vocabulary size.
 uint32_t copy_vocab(gguf::Writer& w, const std::string& path) {
   const gguf::File f = gguf::File::open(path);
-  const gguf::Value* tokens = f.find_array("tokenizer.ggml.tokens");
-  if (tokens == nullptr || tokens->array_size() == 0 || tokens->array_size() > UINT32_MAX) {
-    throw SynthError(path + ": has no tokenizer.ggml.tokens to copy the vocabulary from");
-  }
+  const uint32_t n = token_count(f);
   for (const gguf::KeyValue& kv : f.metadata()) {
     if (kv.key.substr(0, 10) == "tokenizer.") w.set_raw(kv.key, kv.raw_value);
   }
-  return static_cast<uint32_t>(tokens->array_size());
+  return n;
 }
 
 }  // namespace
@@ -160,6 +166,8 @@ uint64_t tensor_key(uint64_t seed, std::string_view name) {
 }
 
 double synth_normal(uint64_t key, uint64_t row, uint64_t i) { return deviate(row_key(key, row), i); }
+
+uint32_t vocab_size(const std::string& path) { return token_count(gguf::File::open(path)); }
 
 void validate_shape(const SynthShape& s, bool own_vocab) {
   auto positive = [](const char* field, uint64_t v) {
@@ -191,7 +199,7 @@ void validate_shape(const SynthShape& s, bool own_vocab) {
 
 SynthResult synth_model(const SynthOptions& o) {
   const QuantTarget* target = find_target(o.type);
-  if (target == nullptr) throw SynthError("unknown type '" + o.type + "'; known types: " + target_names());
+  if (target == nullptr) throw SynthError(unknown_target_message(o.type));
   if (o.output.empty() && !o.dry_run) throw SynthError("no output file given (-o OUT.gguf)");
   validate_shape(o.shape, !o.vocab_file.empty());
   const SynthShape& s = o.shape;
@@ -262,10 +270,10 @@ SynthResult synth_model(const SynthOptions& o) {
 
   if (o.dry_run) {
     if (o.out != nullptr) {
-      std::fprintf(o.out, "synth: %s (%s, %u layers, %llu weights) as %s%s, seed %llu (dry run: nothing written)\n",
-                   s.name.c_str(), s.arch.c_str(), s.n_layer, static_cast<unsigned long long>(n_weights),
-                   std::string(target->name).c_str(), o.pure ? " --pure" : "",
-                   static_cast<unsigned long long>(o.seed));
+      std::fprintf(o.out, "synth: %s (%s, %s, %llu weights) as %s%s, seed %llu (dry run: nothing written)\n",
+                   s.name.c_str(), s.arch.c_str(), plural(s.n_layer, "layer").c_str(),
+                   static_cast<unsigned long long>(n_weights), std::string(target->name).c_str(),
+                   o.pure ? " --pure" : "", static_cast<unsigned long long>(o.seed));
       print_plan(o.out, result.plan, 0, result.output_file_bytes);
     }
     return result;
@@ -276,13 +284,15 @@ SynthResult synth_model(const SynthOptions& o) {
   if (o.out != nullptr) {
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const engine::MemoryUsage mem = engine::memory_usage();
-    std::fprintf(o.out, "synth: wrote %s: %s (%s, %u layers, %llu weights, vocab %u) as %s%s, %s (%.2f bits/weight), "
-                        "seed %llu, in %.1f s with %zu threads",
-                 o.output.c_str(), s.name.c_str(), s.arch.c_str(), s.n_layer,
+    std::fprintf(o.out,
+                 "synth: wrote %s: %s (%s, %s, %llu weights, vocab %u) as %s%s, %s (%.2f bits/weight), "
+                 "seed %llu, in %.1f s with %s",
+                 o.output.c_str(), s.name.c_str(), s.arch.c_str(), plural(s.n_layer, "layer").c_str(),
                  static_cast<unsigned long long>(n_weights), result.n_vocab, std::string(target->name).c_str(),
                  o.pure ? " (pure)" : "", format_mib(result.output_file_bytes).c_str(),
                  static_cast<double>(total_bytes) * 8.0 / static_cast<double>(n_weights),
-                 static_cast<unsigned long long>(o.seed), secs, pool->size());
+                 static_cast<unsigned long long>(o.seed), secs,
+                 plural(static_cast<int64_t>(pool->size()), "thread").c_str());
     if (mem.known) std::fprintf(o.out, ", peak RSS %s", format_mib(mem.peak_rss_bytes).c_str());
     std::fputc('\n', o.out);
   }

@@ -61,6 +61,11 @@ struct SynthResult {
   uint32_t n_vocab = 0;
 };
 
+// The vocabulary size of the GGUF file `path` (its tokenizer.ggml.tokens), as
+// --vocab takes it. Throws gguf::Error for a file that is not GGUF and
+// SynthError for one without a vocabulary, both naming the file.
+uint32_t vocab_size(const std::string& path);
+
 // Throws SynthError when the shape is inconsistent (names the field).
 void validate_shape(const SynthShape& shape, bool own_vocab);
 

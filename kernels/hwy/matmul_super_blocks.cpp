@@ -25,7 +25,7 @@
 // in order, each added with a fused multiply-add (hwy_targets_test bounds the
 // difference to the reference; decode and prefill add the same terms in the
 // same order, so results do not depend on the batch). Lanes are rows (see
-// matmul_q8_0.cpp).
+// matmul_blocks.cpp).
 //
 // Decode streams each group once, 16 rows in flight; prefill passes over K in
 // L1-sized pieces with kTileM activation rows per weight block loaded
@@ -34,15 +34,17 @@
 // M128 x N4096 x K4096, best of 6 alternating runs: Q4_K 325 -> 379 GOP/s,
 // Q5_K 235 -> 265, Q6_K 200 -> 294.
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "kernels/hwy/matmul_q8_k.cpp"
+#define HWY_TARGET_INCLUDE "kernels/hwy/matmul_super_blocks.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 // foreach_target.h first, then highway.h and the -inl headers.
 #include <cstring>
 #include <initializer_list>
 
 #include "hwy/highway.h"
+#include "kernels/hwy/dispatch.h"
 #include "kernels/hwy/dot-inl.h"
 #include "kernels/hwy/groups-inl.h"
+#include "kernels/hwy/kernel_defs.h"
 #include "kernels/hwy/layout.h"
 #include "kernels/ref/blocks.h"
 
@@ -292,17 +294,9 @@ HWY_INLINE void RunSuperBlocks(size_t m, size_t n, size_t k, const void* lhs, co
                     dst_stride);
 }
 
-void RunQ4K(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
-  RunSuperBlocks<OffsetFamily<false>>(m, n, k, lhs, rhs, dst, dst_stride);
-}
-
-void RunQ5K(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
-  RunSuperBlocks<OffsetFamily<true>>(m, n, k, lhs, rhs, dst, dst_stride);
-}
-
-void RunQ6K(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
-  RunSuperBlocks<Q6Family>(m, n, k, lhs, rhs, dst, dst_stride);
-}
+ENGINE_HWY_TARGET_RUN(RunQ4K, RunSuperBlocks<OffsetFamily<false>>)
+ENGINE_HWY_TARGET_RUN(RunQ5K, RunSuperBlocks<OffsetFamily<true>>)
+ENGINE_HWY_TARGET_RUN(RunQ6K, RunSuperBlocks<Q6Family>)
 
 }  // namespace kernels::hwy_tier::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
@@ -311,21 +305,9 @@ HWY_AFTER_NAMESPACE();
 namespace kernels::hwy_tier {
 namespace {
 
-HWY_EXPORT(RunQ4K);
-HWY_EXPORT(RunQ5K);
-HWY_EXPORT(RunQ6K);
-
-void run_q4_k(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
-  HWY_DYNAMIC_DISPATCH(RunQ4K)(m, n, k, lhs, rhs, dst, dst_stride);
-}
-
-void run_q5_k(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
-  HWY_DYNAMIC_DISPATCH(RunQ5K)(m, n, k, lhs, rhs, dst, dst_stride);
-}
-
-void run_q6_k(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
-  HWY_DYNAMIC_DISPATCH(RunQ6K)(m, n, k, lhs, rhs, dst, dst_stride);
-}
+ENGINE_HWY_RUN(RunQ4K, run_q4_k)
+ENGINE_HWY_RUN(RunQ5K, run_q5_k)
+ENGINE_HWY_RUN(RunQ6K, run_q6_k)
 
 // Scalar repacking, once at load (the layout is the same for every target).
 // Q4_K / Q5_K: nibbles and fifth bits 4 bytes per row at a time, the 6-bit
@@ -386,54 +368,18 @@ void pack_rhs_q6_k(size_t n, size_t k, const void* rhs, void* rhs_packed) {
 }
 
 template <size_t kChunk>
-size_t rhs_size(size_t n, size_t k) {
-  return groups(n) * (k / ref::QK_K) * kChunk;
-}
-template <size_t kChunk>
-size_t rhs_offset(size_t n_idx, size_t k) {
-  return n_idx / kRows * (k / ref::QK_K) * kChunk;
-}
-size_t lhs_size(size_t m, size_t k) { return m * (k / ref::QK_K) * sizeof(LhsQ8K); }
-size_t lhs_offset(size_t m_idx, size_t k) { return m_idx * (k / ref::QK_K) * sizeof(LhsQ8K); }
-
-MatmulKernel kernel(const char* name, gguf::GgmlType type, size_t (*rhs_size_fn)(size_t, size_t),
-                    size_t (*rhs_offset_fn)(size_t, size_t), void (*pack)(size_t, size_t, const void*, void*),
-                    void (*run)(size_t, size_t, size_t, const void*, const void*, float*, size_t)) {
-  return MatmulKernel{
-      .name = name,
-      .tier = Tier::hwy,
-      .arch = baseline_arch(),
-      .required_features = baseline_features(),
-      .rhs_type = type,
-      .lhs_type = gguf::GgmlType::Q8_K,
-      .m_step = 1,
-      .n_step = kRows,
-      .rhs_packed_size = rhs_size_fn,
-      .rhs_packed_offset = rhs_offset_fn,
-      .pack_rhs = pack,
-      .lhs_packed_size = lhs_size,
-      .lhs_packed_offset = lhs_offset,
-      .pack_lhs = pack_lhs_q8_k,
-      .run = run,
-  };
+constexpr MatmulKernel kernel(const char* name, gguf::GgmlType type, PackRhsFn pack_rhs, RunFn run) {
+  return group_kernel<ref::QK_K, kChunk, sizeof(LhsQ8K)>(name, type, gguf::GgmlType::Q8_K, pack_rhs, pack_lhs_q8_k, run);
 }
 
 }  // namespace
 
-MatmulKernel matmul_q4_k_kernel() {
-  return kernel("matmul_f32_q8_k_q4_k_4x16_hwy", gguf::GgmlType::Q4_K, rhs_size<kQ4_KChunk>,
-                rhs_offset<kQ4_KChunk>, pack_rhs_offset<ref::BlockQ4_K, false>, run_q4_k);
-}
-
-MatmulKernel matmul_q5_k_kernel() {
-  return kernel("matmul_f32_q8_k_q5_k_4x16_hwy", gguf::GgmlType::Q5_K, rhs_size<kQ5_KChunk>,
-                rhs_offset<kQ5_KChunk>, pack_rhs_offset<ref::BlockQ5_K, true>, run_q5_k);
-}
-
-MatmulKernel matmul_q6_k_kernel() {
-  return kernel("matmul_f32_q8_k_q6_k_4x16_hwy", gguf::GgmlType::Q6_K, rhs_size<kQ6_KChunk>,
-                rhs_offset<kQ6_KChunk>, pack_rhs_q6_k, run_q6_k);
-}
+constinit const MatmulKernel kMatmulQ4_K = kernel<kQ4_KChunk>("matmul_f32_q8_k_q4_k_4x16_hwy", gguf::GgmlType::Q4_K,
+                                                              pack_rhs_offset<ref::BlockQ4_K, false>, run_q4_k);
+constinit const MatmulKernel kMatmulQ5_K = kernel<kQ5_KChunk>("matmul_f32_q8_k_q5_k_4x16_hwy", gguf::GgmlType::Q5_K,
+                                                              pack_rhs_offset<ref::BlockQ5_K, true>, run_q5_k);
+constinit const MatmulKernel kMatmulQ6_K =
+    kernel<kQ6_KChunk>("matmul_f32_q8_k_q6_k_4x16_hwy", gguf::GgmlType::Q6_K, pack_rhs_q6_k, run_q6_k);
 
 }  // namespace kernels::hwy_tier
 #endif  // HWY_ONCE

@@ -1,8 +1,14 @@
 // The SMMLA tile loops shared by the i8mm kernels whose activations are Q8_0
 // pairs (Q4_0 and Q8_0 weights): one scale per block of 32 on each side.
 //
-// A weight format supplies `Rhs`:
-//   static constexpr size_t kTileBlockBytes;          // one block of a 4-row tile
+// Layout, per block of 32 and tile of 4 rows: uint16 d[4], the rows' fp16
+// scales, then per pair q of rows (0, 1) and (2, 3), 16 kChunks bytes: chunk
+// c at 16c holds 8 bytes of codes of row 2q, then 8 of row 2q + 1. Missing
+// rows of the last tile are zero. A weight format supplies `Rhs`:
+//   arm::WeightType<...> as a base (arm/interleaved.h)
+//   static constexpr size_t kChunks;                  // chunks of 8 code bytes
+//   static void pack(const GgufBlock& blk, uint8_t* row0);
+//                                                     // chunk c at row0 + 16c
 //   static TileWeights load(const uint8_t* p);       // 2 pairs x 4 chunks of int8
 //   static TileWeights load_next(const uint8_t*& p);  // load(p), p += kTileBlockBytes
 // and the loops below do the rest. Per block, per pair of activation rows and
@@ -16,26 +22,24 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "kernels/arm/i8mm/lhs_pairs.h"
+#include "kernels/arm/interleaved.h"
 
 namespace kernels::i8mm {
 
 inline constexpr size_t kQ8_0TileRows = 4;     // weight rows per tile (n_step)
 inline constexpr size_t kQ8_0TileLhsRows = 8;  // activation rows per full tile (m_step)
 
+// One block of a 4-row tile.
+template <class Rhs>
+inline constexpr size_t kTileBlockBytes = 8 + 32 * Rhs::kChunks;
+
 struct TileWeights {
   int8x16_t w[2][4];  // w[q][c]: weight rows 2q, 2q+1, elements 8c..8c+7 of the block
   float32x4_t d;      // the 4 rows' scales
 };
-
-// One pair of activation rows against one weight pair: a 2x2 tile of integer sums.
-inline int32x4_t q8_0_tile_sum(const int8x16x4_t& x, const int8x16_t* w) {
-  int32x4_t s = vmmlaq_s32(vdupq_n_s32(0), x.val[0], w[0]);
-  s = vmmlaq_s32(s, x.val[1], w[1]);
-  s = vmmlaq_s32(s, x.val[2], w[2]);
-  return vmmlaq_s32(s, x.val[3], w[3]);
-}
 
 // P pairs of activation rows (P = 4: 8 rows, P = 1: 2 rows) x 4 weight rows.
 template <class Rhs, int P>
@@ -45,7 +49,7 @@ void q8_0_tile(size_t nb, const uint8_t* lhs, size_t pair_bytes, const uint8_t* 
 #pragma GCC unroll 8
   for (int p = 0; p < P; ++p) acc[p][0] = acc[p][1] = vdupq_n_f32(0.0f);
   for (size_t b = 0; b < nb; ++b) {
-    const TileWeights w = Rhs::load(rhs + b * Rhs::kTileBlockBytes);
+    const TileWeights w = Rhs::load(rhs + b * kTileBlockBytes<Rhs>);
     const float32x4_t wpat[2] = {pair_pattern_lo(w.d), pair_pattern_hi(w.d)};
 #pragma GCC unroll 8
     for (int p = 0; p < P; ++p) {
@@ -54,7 +58,7 @@ void q8_0_tile(size_t nb, const uint8_t* lhs, size_t pair_bytes, const uint8_t* 
       const int8x16x4_t x = vld1q_s8_x4(reinterpret_cast<const int8_t*>(a + 16));
 #pragma GCC unroll 8
       for (int q = 0; q < 2; ++q) {
-        acc[p][q] = vfmaq_f32(acc[p][q], vcvtq_f32_s32(q8_0_tile_sum(x, w.w[q])), vmulq_f32(wpat[q], apat));
+        acc[p][q] = vfmaq_f32(acc[p][q], vcvtq_f32_s32(smmla_chain4(x, w.w[q])), vmulq_f32(wpat[q], apat));
       }
     }
   }
@@ -160,8 +164,8 @@ inline constexpr size_t kQ8_0RowTiles = 8;  // tiles per single-row pass
 // they changed GCC's code around the 8-row tile calls, and M=64 took up to
 // 0.1% more instructions than before the single-row form.
 template <class Rhs>
-__attribute__((noinline)) void q8_0_row(size_t nb, const uint8_t* lhs, const uint8_t* rhs, size_t tile_bytes,
-                                        float* y, size_t rows) {
+__attribute__((noinline)) void q8_0_row(size_t nb, const uint8_t* lhs, const uint8_t* rhs, size_t tile_bytes, float* y,
+                                        size_t rows) {
   for (size_t n0 = 0; n0 < rows;) {
     const size_t left = (rows - n0 + kQ8_0TileRows - 1) / kQ8_0TileRows;
     const size_t g = left >= 8 ? 8 : left >= 4 ? 4 : left >= 2 ? 2 : 1;
@@ -200,7 +204,7 @@ template <class Rhs>
 void q8_0_run(size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_packed, float* dst,
               size_t dst_stride) {
   const size_t nb = k / 32;
-  const size_t tile_bytes = nb * Rhs::kTileBlockBytes;
+  const size_t tile_bytes = nb * kTileBlockBytes<Rhs>;
   const auto* lhs = static_cast<const uint8_t*>(lhs_packed);
   const auto* rhs = static_cast<const uint8_t*>(rhs_packed);
   const uint8_t* last_row = lhs + m / 2 * nb * kQ8_0PairBlockBytes;
@@ -214,7 +218,15 @@ void q8_0_run(size_t m, size_t n, size_t k, const void* lhs_packed, const void* 
   }
 }
 
-inline size_t q8_0_lhs_packed_size(size_t m, size_t k) { return pairs_of(m) * (k / 32) * kQ8_0PairBlockBytes; }
-inline size_t q8_0_lhs_packed_offset(size_t m_idx, size_t k) { return m_idx / 2 * (k / 32) * kQ8_0PairBlockBytes; }
+// The kernel of Rhs, for arm::interleaved_kernel.
+template <class Rhs>
+struct BlockTiles : arm::KernelShape<Rhs, Q8_0Pairs, 32, kQ8_0TileRows, kQ8_0TileLhsRows, kTileBlockBytes<Rhs>> {
+  static void pack(const typename Rhs::GgufBlock& blk, uint8_t* out, size_t r) {
+    std::memcpy(out + 2 * r, &blk.d, 2);
+    Rhs::pack(blk, out + 8 + 16 * Rhs::kChunks * (r / 2) + 8 * (r % 2));
+  }
+
+  static constexpr auto run = q8_0_run<Rhs>;
+};
 
 }  // namespace kernels::i8mm

@@ -22,27 +22,20 @@
 // per super-block acc += float(S) * d_w * d_a. The 2x4 form (rows left over)
 // and the single-row form (decode, row_tiles) do the same float operations
 // per output, on the same S. m_step 8, n_step 4.
-#if !defined(__ARM_FEATURE_MATMUL_INT8)
-#error "kernels/arm/i8mm must be compiled with -march=armv8.2-a+dotprod+i8mm"
-#endif
+#include "kernels/arm/i8mm/isa_check.h"
 
 #include <arm_neon.h>
 
 #include <cstring>
 #include <type_traits>
 
-#include "kernels/arm/i8mm/k_quant_tiles.h"
 #include "kernels/arm/i8mm/kernel_defs.h"
 #include "kernels/arm/i8mm/lhs_pairs.h"
+#include "kernels/arm/i8mm/super_block_tiles.h"
 #include "kernels/ref/blocks.h"
 
 namespace kernels::i8mm {
 namespace {
-
-using k_quant::kBlock;
-using k_quant::kMr;
-using k_quant::kNr;
-using k_quant::tiles_of;
 
 constexpr size_t kScalesOffset = 8;
 constexpr size_t kBitsOffset = 72;
@@ -50,49 +43,6 @@ constexpr size_t kPackedBlockBytes = kBitsOffset + 2 * 4 * 2 * 48;
 
 // Offset of the 48 bytes of (c, g, q) in a packed super-block.
 constexpr size_t bits_offset(size_t c, size_t g, size_t q) { return kBitsOffset + 384 * c + 96 * g + 48 * q; }
-
-// The 6-bit code (0..63) of element e of a Q6_K block (blocks.h).
-uint8_t code_of(const ref::BlockQ6_K& b, size_t e) {
-  const size_t c = e / 128, l = e % 32, quarter = e % 128 / 32;
-  const uint8_t ql = b.ql[64 * c + l + (quarter % 2) * 32];
-  const uint8_t low = quarter < 2 ? ql & 0xF : ql >> 4;
-  return static_cast<uint8_t>(low | ((b.qh[32 * c + l] >> (2 * quarter)) & 3) << 4);
-}
-
-void pack_rhs(size_t n, size_t k, const void* rhs, void* rhs_packed) {
-  const size_t nb = k / kBlock;
-  const auto* rows = static_cast<const ref::BlockQ6_K*>(rhs);
-  auto* out = static_cast<uint8_t*>(rhs_packed);
-  for (size_t t = 0; t < tiles_of(n); ++t) {
-    for (size_t b = 0; b < nb; ++b, out += kPackedBlockBytes) {
-      std::memset(out, 0, kPackedBlockBytes);
-      for (size_t r = 0; r < kNr; ++r) {
-        // A missing row: codes 32 (value 0), scales 0, d = 0.
-        ref::BlockQ6_K blk{};
-        std::memset(blk.ql, 0, sizeof blk.ql);
-        std::memset(blk.qh, 0xAA, sizeof blk.qh);
-        if (t * kNr + r < n) blk = rows[(t * kNr + r) * nb + b];
-        std::memcpy(out + 2 * r, &blk.d, 2);
-        for (size_t s = 0; s < 16; ++s) out[kScalesOffset + 4 * s + r] = static_cast<uint8_t>(blk.scales[s]);
-        for (size_t c = 0; c < 2; ++c) {
-          for (size_t g = 0; g < 4; ++g) {
-            uint8_t* o = out + bits_offset(c, g, r / 2) + 8 * (r % 2);
-            for (size_t i = 0; i < 8; ++i) {
-              uint8_t q[4];
-              for (size_t e = 0; e < 4; ++e) q[e] = code_of(blk, 128 * c + 8 * g + i + 32 * e) ^ 32;
-              for (size_t e = 0; e < 3; ++e)
-                o[16 * e + i] = static_cast<uint8_t>(q[e] << 2 | ((q[3] >> (4 - 2 * e)) & 3));
-            }
-          }
-        }
-      }
-    }
-  }
-}
-
-void pack_lhs(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed) {
-  pack_lhs_q8_k_pairs(m, k, lhs, lhs_stride, lhs_packed, 0.25f);
-}
 
 // The codes of (c, g) for one weight pair, as int8 4 * (q - 32): e[i] holds
 // elements 128c + 32i + 8g .. +7 (sub-block 8c + 2i + g / 2).
@@ -150,44 +100,6 @@ inline void half_chunk(const uint8_t* bits, const uint8_t* scales, const uint8_t
         sum[p][q] = vmlaq_s32(sum[p][q], chain2(xe, g0.e[e], g1.e[e]), pattern);
       }
     }
-  }
-}
-
-// P pairs of activation rows (P = 4: 8 rows; P = 1: 2 rows) x 4 weight rows.
-// The float accumulators live in memory: they change once per super-block.
-template <int P>
-void tile(size_t nb, const uint8_t* lhs, size_t pair_bytes, const uint8_t* rhs, float* y, size_t ldy, size_t rows,
-          size_t cols) {
-  float acc[P][2][4] = {};
-  for (size_t b = 0; b < nb; ++b) {
-    const uint8_t* w = rhs + b * kPackedBlockBytes;
-    const uint8_t* a = lhs + b * kQ8_KPairBlockBytes;
-    int32x4_t sum[P][2];
-#pragma GCC unroll 4
-    for (int p = 0; p < P; ++p) sum[p][0] = sum[p][1] = vdupq_n_s32(0);
-#pragma GCC unroll 1
-    for (int c = 0; c < 2; ++c) {
-      const uint8_t* scales = w + kScalesOffset + 32 * c;
-      const uint8_t* x = a + kQ8_KQsOffset + 256 * c;
-      half_chunk<P, 0>(w + bits_offset(c, 0, 0), scales, x, pair_bytes, sum);
-      half_chunk<P, 1>(w + bits_offset(c, 2, 0), scales, x, pair_bytes, sum);
-    }
-    const float32x4_t d4 = load_f16x4(w);
-    const float32x4_t dpat[2] = {pair_pattern_lo(d4), pair_pattern_hi(d4)};
-#pragma GCC unroll 4
-    for (int p = 0; p < P; ++p) {
-      const float32x4_t apat = vld1q_f32(reinterpret_cast<const float*>(a + p * pair_bytes));
-#pragma GCC unroll 2
-      for (int q = 0; q < 2; ++q) {
-        vst1q_f32(acc[p][q], vfmaq_f32(vld1q_f32(acc[p][q]), vcvtq_f32_s32(sum[p][q]), vmulq_f32(dpat[q], apat)));
-      }
-    }
-  }
-#pragma GCC unroll 4
-  for (size_t p = 0; p < P; ++p) {
-    const float32x4_t t0 = vld1q_f32(acc[p][0]), t1 = vld1q_f32(acc[p][1]);
-    if (2 * p < rows) store_cols(y + 2 * p * ldy, tile_row0(t0, t1), cols);
-    if (2 * p + 1 < rows) store_cols(y + (2 * p + 1) * ldy, tile_row1(t0, t1), cols);
   }
 }
 
@@ -307,7 +219,7 @@ inline void row_half(const uint8_t* w8, const uint8_t* a, int8x16_t cur, int8x16
 // acc + the super-block (the row's at a, the tile's at w8 - 8); a advances
 // to the row's next block.
 __attribute__((always_inline)) inline float32x4_t row_block(float32x4_t acc, const uint8_t*& a, const uint8_t* w8,
-                                                             size_t a_stride) {
+                                                            size_t a_stride) {
   RowChains ch;
   ch.sum = vdupq_n_s32(0);
   const int8x16x2_t sc0 = chunk_scales(w8);
@@ -320,51 +232,59 @@ __attribute__((always_inline)) inline float32x4_t row_block(float32x4_t acc, con
   return vfmaq_f32(acc, vcvtq_f32_s32(ch.sum), vmulq_f32(load_f16x4(w8 - 8), a0));
 }
 
-// One tile against the row: the 4 outputs. w8 = the tile's first super-block
-// + 8, and then the next tile's (tiles are contiguous); nb >= 1.
-__attribute__((always_inline)) inline float32x4_t row_tile(const uint8_t* a, const uint8_t* a_end, const uint8_t*& w8) {
-  float32x4_t acc = vdupq_n_f32(0.0f);
-  const size_t a_stride = kQ8_KPairBlockBytes;
-  do {
-    acc = row_block(acc, a, w8, a_stride);
-    w8 += kPackedBlockBytes;
-  } while (a != a_end);
-  return acc;
-}
-
-// The tiles, for k_quant::run (k_quant_tiles.h).
-struct Q6KTiles {
-  static constexpr size_t kBlockBytes = kPackedBlockBytes;
+// The kernel's type, for SuperBlockTiles (super_block_tiles.h).
+struct Q6_K : arm::WeightType<gguf::GgmlType::Q6_K, ref::BlockQ6_K, 0.25f> {
+  static constexpr size_t kPackedBlockBytes = i8mm::kPackedBlockBytes;
   static constexpr size_t kRowTileStart = 8;
-  template <int P>
-  static void tile(size_t nb, const uint8_t* lhs, size_t pair_bytes, const uint8_t* rhs, float* y, size_t ldy,
-                   size_t rows, size_t cols) {
-    i8mm::tile<P>(nb, lhs, pair_bytes, rhs, y, ldy, rows, cols);
+
+  static void pack(const GgufBlock& blk, uint8_t* out, size_t r) {
+    std::memcpy(out + 2 * r, &blk.d, 2);
+    for (size_t s = 0; s < 16; ++s) out[kScalesOffset + 4 * s + r] = static_cast<uint8_t>(blk.scales[s]);
+    for (size_t c = 0; c < 2; ++c) {
+      for (size_t g = 0; g < 4; ++g) {
+        uint8_t* o = out + bits_offset(c, g, r / 2) + 8 * (r % 2);
+        for (size_t i = 0; i < 8; ++i) arm::pack_q6_k_quad(blk, 128 * c + 8 * g + i, 32, o + i, 16);
+      }
+    }
   }
-  __attribute__((always_inline)) static float32x4_t row_tile(const uint8_t* a, const uint8_t* a_end,
-                                                             const uint8_t*& w8) {
-    return i8mm::row_tile(a, a_end, w8);
+
+  template <int P>
+  __attribute__((always_inline)) static void sums(const uint8_t* w, const uint8_t* a, size_t pair_bytes,
+                                                  int32x4_t (&sum)[P][2]) {
+#pragma GCC unroll 1
+    for (int c = 0; c < 2; ++c) {
+      const uint8_t* scales = w + kScalesOffset + 32 * c;
+      const uint8_t* x = a + kQ8_KQsOffset + 256 * c;
+      half_chunk<P, 0>(w + bits_offset(c, 0, 0), scales, x, pair_bytes, sum);
+      half_chunk<P, 1>(w + bits_offset(c, 2, 0), scales, x, pair_bytes, sum);
+    }
+  }
+
+  // acc += float(S) * (d_w * d_a).
+  template <int P>
+  __attribute__((always_inline)) static void add(const uint8_t* w, const uint8_t* a, size_t pair_bytes,
+                                                 const int32x4_t (&sum)[P][2], float (&acc)[P][2][4]) {
+    const float32x4_t d4 = load_f16x4(w);
+    const float32x4_t dpat[2] = {pair_pattern_lo(d4), pair_pattern_hi(d4)};
+#pragma GCC unroll 4
+    for (int p = 0; p < P; ++p) {
+      const float32x4_t apat = vld1q_f32(reinterpret_cast<const float*>(a + p * pair_bytes));
+#pragma GCC unroll 2
+      for (int q = 0; q < 2; ++q) {
+        vst1q_f32(acc[p][q], vfmaq_f32(vld1q_f32(acc[p][q]), vcvtq_f32_s32(sum[p][q]), vmulq_f32(dpat[q], apat)));
+      }
+    }
+  }
+
+  __attribute__((always_inline)) static float32x4_t row_block(float32x4_t acc, const uint8_t*& a, const uint8_t* w8,
+                                                              size_t a_stride) {
+    return i8mm::row_block(acc, a, w8, a_stride);
   }
 };
 
 }  // namespace
 
-const MatmulKernel kMatmulQ6_K{
-    .name = "matmul_f32_q8_k_q6_k_8x4_i8mm",
-    .tier = Tier::i8mm,
-    .arch = Arch::aarch64,
-    .required_features = kRequiredFeatures,
-    .rhs_type = gguf::GgmlType::Q6_K,
-    .lhs_type = gguf::GgmlType::Q8_K,
-    .m_step = kMr,
-    .n_step = kNr,
-    .rhs_packed_size = k_quant::rhs_packed_size<kPackedBlockBytes>,
-    .rhs_packed_offset = k_quant::rhs_packed_offset<kPackedBlockBytes>,
-    .pack_rhs = pack_rhs,
-    .lhs_packed_size = k_quant::lhs_packed_size,
-    .lhs_packed_offset = k_quant::lhs_packed_offset,
-    .pack_lhs = pack_lhs,
-    .run = k_quant::run<Q6KTiles>,
-};
+constinit const MatmulKernel kMatmulQ6_K =
+    arm::interleaved_kernel<SuperBlockTiles<Q6_K>>("matmul_f32_q8_k_q6_k_8x4_i8mm", Tier::i8mm, kRequiredFeatures);
 
 }  // namespace kernels::i8mm

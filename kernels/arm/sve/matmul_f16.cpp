@@ -11,14 +11,11 @@
 // one vector accumulator over k (lane l sums k = l mod VL/32), reduced with
 // FADDV at the end. A single leftover row runs the same code with R = 1, the
 // same float operations per output. m_step 4, n_step 4.
-#if !defined(__ARM_FEATURE_SVE)
-#error "kernels/arm/sve must be compiled with -march=armv8.2-a+sve"
-#endif
+#include "kernels/arm/sve/isa_check.h"
 
 #include <arm_sve.h>
 
-#include <cstring>
-
+#include "kernels/arm/interleaved.h"
 #include "kernels/arm/sve/groups.h"
 #include "kernels/arm/sve/kernel_defs.h"
 
@@ -27,16 +24,6 @@ namespace {
 
 constexpr size_t kMr = 4;
 constexpr size_t kNr = 4;
-
-size_t rhs_packed_size(size_t n, size_t k) { return n * k * 2; }
-size_t rhs_packed_offset(size_t n_idx, size_t k) { return n_idx * k * 2; }
-size_t lhs_packed_size(size_t m, size_t k) { return m * k * sizeof(float); }
-size_t lhs_packed_offset(size_t m_idx, size_t k) { return m_idx * k * sizeof(float); }
-
-void pack_lhs(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed) {
-  auto* out = static_cast<float*>(lhs_packed);
-  for (size_t i = 0; i < m; ++i) std::memcpy(out + i * k, lhs + i * lhs_stride, k * sizeof(float));
-}
 
 inline svfloat32_t load_f16(svbool_t pg, const uint16_t* p) {
   return svcvt_f32_f16_x(pg, svreinterpret_f16_u32(svld1uh_u32(pg, p)));
@@ -51,9 +38,10 @@ void tile(size_t k, const float* x, const uint16_t* w0, const uint16_t* w1, cons
 #define DECL(i) [[maybe_unused]] svfloat32_t a##i##0 = zero, a##i##1 = zero, a##i##2 = zero, a##i##3 = zero;
   DECL(0)
   DECL(1)
-  DECL(2) DECL(3)
+  DECL(2)
+  DECL(3)
 #undef DECL
-      for (size_t k0 = 0; k0 < k; k0 += svcntw()) {
+  for (size_t k0 = 0; k0 < k; k0 += svcntw()) {
     const svbool_t pg = svwhilelt_b32(static_cast<uint64_t>(k0), static_cast<uint64_t>(k));
     const svfloat32_t v0 = load_f16(pg, w0 + k0), v1 = load_f16(pg, w1 + k0);
     const svfloat32_t v2 = load_f16(pg, w2 + k0), v3 = load_f16(pg, w3 + k0);
@@ -99,22 +87,7 @@ void run(size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_p
 
 }  // namespace
 
-const MatmulKernel kMatmulF16{
-    .name = "matmul_f32_f32_f16_4x4_sve",
-    .tier = Tier::sve,
-    .arch = Arch::aarch64,
-    .required_features = kRequiredFeatures,
-    .rhs_type = gguf::GgmlType::F16,
-    .lhs_type = gguf::GgmlType::F32,
-    .m_step = kMr,
-    .n_step = kNr,
-    .rhs_packed_size = rhs_packed_size,
-    .rhs_packed_offset = rhs_packed_offset,
-    .pack_rhs = nullptr,
-    .lhs_packed_size = lhs_packed_size,
-    .lhs_packed_offset = lhs_packed_offset,
-    .pack_lhs = pack_lhs,
-    .run = run,
-};
+constinit const MatmulKernel kMatmulF16 =
+    arm::interleaved_kernel<arm::F16Rows<kNr, kMr, run>>("matmul_f32_f32_f16_4x4_sve", Tier::sve, kRequiredFeatures);
 
 }  // namespace kernels::sve

@@ -30,14 +30,16 @@
 // (+3.5%) and offset_sum loaded instead of computed (+9%): each a uop less
 // on the two ports that run 512-bit vector instructions.
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "kernels/hwy/matmul_q8_0.cpp"
+#define HWY_TARGET_INCLUDE "kernels/hwy/matmul_blocks.cpp"
 #include "hwy/foreach_target.h"  // IWYU pragma: keep
 // foreach_target.h first, then highway.h and the -inl headers.
 #include <cstring>
 
 #include "hwy/highway.h"
+#include "kernels/hwy/dispatch.h"
 #include "kernels/hwy/dot-inl.h"
 #include "kernels/hwy/groups-inl.h"
+#include "kernels/hwy/kernel_defs.h"
 #include "kernels/hwy/layout.h"
 #include "kernels/ref/blocks.h"
 
@@ -155,21 +157,11 @@ HWY_INLINE void RunLegacy(size_t m, size_t n, size_t k, const void* lhs, const v
                                  static_cast<const uint8_t*>(rhs), dst, dst_stride);
 }
 
-void RunQ4_0(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
-  RunLegacy<Legacy::kQ4_0>(m, n, k, lhs, rhs, dst, dst_stride);
-}
-void RunQ4_1(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
-  RunLegacy<Legacy::kQ4_1>(m, n, k, lhs, rhs, dst, dst_stride);
-}
-void RunQ5_0(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
-  RunLegacy<Legacy::kQ5_0>(m, n, k, lhs, rhs, dst, dst_stride);
-}
-void RunQ5_1(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
-  RunLegacy<Legacy::kQ5_1>(m, n, k, lhs, rhs, dst, dst_stride);
-}
-void RunQ8_0(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
-  RunLegacy<Legacy::kQ8_0>(m, n, k, lhs, rhs, dst, dst_stride);
-}
+ENGINE_HWY_TARGET_RUN(RunQ4_0, RunLegacy<Legacy::kQ4_0>)
+ENGINE_HWY_TARGET_RUN(RunQ4_1, RunLegacy<Legacy::kQ4_1>)
+ENGINE_HWY_TARGET_RUN(RunQ5_0, RunLegacy<Legacy::kQ5_0>)
+ENGINE_HWY_TARGET_RUN(RunQ5_1, RunLegacy<Legacy::kQ5_1>)
+ENGINE_HWY_TARGET_RUN(RunQ8_0, RunLegacy<Legacy::kQ8_0>)
 
 }  // namespace kernels::hwy_tier::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
@@ -178,29 +170,11 @@ HWY_AFTER_NAMESPACE();
 namespace kernels::hwy_tier {
 namespace {
 
-HWY_EXPORT(RunQ4_0);
-HWY_EXPORT(RunQ4_1);
-HWY_EXPORT(RunQ5_0);
-HWY_EXPORT(RunQ5_1);
-HWY_EXPORT(RunQ8_0);
-
-using RunFn = void (*)(size_t, size_t, size_t, const void*, const void*, float*, size_t);
-
-void run_q4_0(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
-  HWY_DYNAMIC_DISPATCH(RunQ4_0)(m, n, k, lhs, rhs, dst, dst_stride);
-}
-void run_q4_1(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
-  HWY_DYNAMIC_DISPATCH(RunQ4_1)(m, n, k, lhs, rhs, dst, dst_stride);
-}
-void run_q5_0(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
-  HWY_DYNAMIC_DISPATCH(RunQ5_0)(m, n, k, lhs, rhs, dst, dst_stride);
-}
-void run_q5_1(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
-  HWY_DYNAMIC_DISPATCH(RunQ5_1)(m, n, k, lhs, rhs, dst, dst_stride);
-}
-void run_q8_0(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t dst_stride) {
-  HWY_DYNAMIC_DISPATCH(RunQ8_0)(m, n, k, lhs, rhs, dst, dst_stride);
-}
+ENGINE_HWY_RUN(RunQ4_0, run_q4_0)
+ENGINE_HWY_RUN(RunQ4_1, run_q4_1)
+ENGINE_HWY_RUN(RunQ5_0, run_q5_0)
+ENGINE_HWY_RUN(RunQ5_1, run_q5_1)
+ENGINE_HWY_RUN(RunQ8_0, run_q8_0)
 
 // The fifth bits of a Q5 block (bit j of the little-endian qh word = code j),
 // rearranged so that byte t holds codes 4j+t at bit j and 16+4j+t at bit 4+j:
@@ -244,56 +218,28 @@ void pack_rhs(size_t n, size_t k, const void* rhs, void* rhs_packed) {
   }
 }
 
-template <size_t kChunk>
-size_t rhs_size(size_t n, size_t k) {
-  return groups(n) * (k / ref::QK) * kChunk;
-}
-template <size_t kChunk>
-size_t rhs_offset(size_t n_idx, size_t k) {
-  return n_idx / kRows * (k / ref::QK) * kChunk;
-}
-size_t lhs_size(size_t m, size_t k) { return m * (k / ref::QK) * sizeof(LhsQ8_0); }
-size_t lhs_offset(size_t m_idx, size_t k) { return m_idx * (k / ref::QK) * sizeof(LhsQ8_0); }
-
+// The kernel of a legacy type: Q8_0 activations (Q8_1 for the types with a
+// min: the same codes and d, with s).
 template <class Block, Legacy kType>
-MatmulKernel kernel(const char* name, gguf::GgmlType type, RunFn run) {
-  constexpr size_t kChunk = LegacyChunk<kType>::kBytes;
-  return MatmulKernel{
-      .name = name,
-      .tier = Tier::hwy,
-      .arch = baseline_arch(),
-      .required_features = baseline_features(),
-      .rhs_type = type,
-      .lhs_type = LegacyChunk<kType>::kHasMin ? gguf::GgmlType::Q8_1 : gguf::GgmlType::Q8_0,
-      .m_step = 1,
-      .n_step = kRows,
-      .rhs_packed_size = rhs_size<kChunk>,
-      .rhs_packed_offset = rhs_offset<kChunk>,
-      .pack_rhs = pack_rhs<Block, kType>,
-      .lhs_packed_size = lhs_size,
-      .lhs_packed_offset = lhs_offset,
-      .pack_lhs = pack_lhs_q8_0<LegacyChunk<kType>::kOffset>,  // the Q8_1 codes and d are Q8_0's; s rides along
-      .run = run,
-  };
+constexpr MatmulKernel kernel(const char* name, gguf::GgmlType type, RunFn run) {
+  using Layout = LegacyChunk<kType>;
+  return group_kernel<ref::QK, Layout::kBytes, sizeof(LhsQ8_0)>(
+      name, type, Layout::kHasMin ? gguf::GgmlType::Q8_1 : gguf::GgmlType::Q8_0, pack_rhs<Block, kType>,
+      pack_lhs_q8_0<Layout::kOffset>, run);
 }
 
 }  // namespace
 
-MatmulKernel matmul_q4_0_kernel() {
-  return kernel<ref::BlockQ4_0, Legacy::kQ4_0>("matmul_f32_q8_0_q4_0_4x16_hwy", gguf::GgmlType::Q4_0, run_q4_0);
-}
-MatmulKernel matmul_q4_1_kernel() {
-  return kernel<ref::BlockQ4_1, Legacy::kQ4_1>("matmul_f32_q8_1_q4_1_4x16_hwy", gguf::GgmlType::Q4_1, run_q4_1);
-}
-MatmulKernel matmul_q5_0_kernel() {
-  return kernel<ref::BlockQ5_0, Legacy::kQ5_0>("matmul_f32_q8_0_q5_0_4x16_hwy", gguf::GgmlType::Q5_0, run_q5_0);
-}
-MatmulKernel matmul_q5_1_kernel() {
-  return kernel<ref::BlockQ5_1, Legacy::kQ5_1>("matmul_f32_q8_1_q5_1_4x16_hwy", gguf::GgmlType::Q5_1, run_q5_1);
-}
-MatmulKernel matmul_q8_0_kernel() {
-  return kernel<ref::BlockQ8_0, Legacy::kQ8_0>("matmul_f32_q8_0_q8_0_4x16_hwy", gguf::GgmlType::Q8_0, run_q8_0);
-}
+constinit const MatmulKernel kMatmulQ4_0 =
+    kernel<ref::BlockQ4_0, Legacy::kQ4_0>("matmul_f32_q8_0_q4_0_4x16_hwy", gguf::GgmlType::Q4_0, run_q4_0);
+constinit const MatmulKernel kMatmulQ4_1 =
+    kernel<ref::BlockQ4_1, Legacy::kQ4_1>("matmul_f32_q8_1_q4_1_4x16_hwy", gguf::GgmlType::Q4_1, run_q4_1);
+constinit const MatmulKernel kMatmulQ5_0 =
+    kernel<ref::BlockQ5_0, Legacy::kQ5_0>("matmul_f32_q8_0_q5_0_4x16_hwy", gguf::GgmlType::Q5_0, run_q5_0);
+constinit const MatmulKernel kMatmulQ5_1 =
+    kernel<ref::BlockQ5_1, Legacy::kQ5_1>("matmul_f32_q8_1_q5_1_4x16_hwy", gguf::GgmlType::Q5_1, run_q5_1);
+constinit const MatmulKernel kMatmulQ8_0 =
+    kernel<ref::BlockQ8_0, Legacy::kQ8_0>("matmul_f32_q8_0_q8_0_4x16_hwy", gguf::GgmlType::Q8_0, run_q8_0);
 
 }  // namespace kernels::hwy_tier
 #endif  // HWY_ONCE

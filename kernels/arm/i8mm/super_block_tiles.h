@@ -1,7 +1,7 @@
-// What the i8mm tier's K-quant kernels share (matmul_q4_k_i8mm.cpp,
-// matmul_q6_k_i8mm.cpp): the tile shape, the packed sizes, and run()'s loop
+// What the i8mm tier's K-quant kernels share (matmul_q4_k.cpp,
+// matmul_q6_k.cpp): the tile shape, the packed sizes, and run()'s loop
 // nest. Each kernel gives its tiles as a type K:
-//   K::kBlockBytes     one super-block of a tile of kNr weight rows (packed)
+//   K::kPackedBlockBytes     one super-block of a tile of kNr weight rows (packed)
 //   K::kRowTileStart   where row_tile's weight pointer starts in a tile
 //   K::tile<P>(nb, lhs, pair_bytes, rhs, y, ldy, rows, cols)
 //                      P pairs of activation rows (P = 4: 8 rows; P = 1: 2)
@@ -17,24 +17,14 @@
 #include <cstdint>
 
 #include "kernels/arm/i8mm/lhs_pairs.h"
+#include "kernels/arm/interleaved.h"
 
-namespace kernels::i8mm::k_quant {
+namespace kernels::i8mm {
+namespace k_quant {
 
 inline constexpr size_t kMr = 8;  // activation rows per tile (the m_step)
 inline constexpr size_t kNr = 4;  // weight rows per tile (the n_step): 2 SMMLA pairs
 inline constexpr size_t kBlock = 256;
-
-inline size_t tiles_of(size_t n) { return (n + kNr - 1) / kNr; }
-template <size_t kBlockBytes>
-size_t rhs_packed_size(size_t n, size_t k) {
-  return tiles_of(n) * (k / kBlock) * kBlockBytes;
-}
-template <size_t kBlockBytes>
-size_t rhs_packed_offset(size_t n_idx, size_t k) {
-  return n_idx / kNr * (k / kBlock) * kBlockBytes;
-}
-inline size_t lhs_packed_size(size_t m, size_t k) { return pairs_of(m) * (k / kBlock) * kQ8_KPairBlockBytes; }
-inline size_t lhs_packed_offset(size_t m_idx, size_t k) { return m_idx / 2 * (k / kBlock) * kQ8_KPairBlockBytes; }
 
 // One activation row against `rows` weight rows (the tiles from rhs on).
 template <class K>
@@ -58,7 +48,7 @@ template <class K>
 __attribute__((noinline)) void pairs(size_t m, size_t nb, const uint8_t* lhs, const uint8_t* rhs, float* y, size_t ldy,
                                      size_t rows) {
   const size_t pair_bytes = nb * kQ8_KPairBlockBytes;
-  for (size_t n0 = 0; n0 < rows; n0 += kNr, rhs += nb * K::kBlockBytes, y += kNr) {
+  for (size_t n0 = 0; n0 < rows; n0 += kNr, rhs += nb * K::kPackedBlockBytes, y += kNr) {
     const size_t cols = rows - n0 < kNr ? rows - n0 : kNr;
     size_t m0 = 0;
     for (; m0 + kMr <= m; m0 += kMr) {
@@ -84,11 +74,63 @@ void run(size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_p
   const uint8_t* last_row = lhs + m / 2 * nb * kQ8_KPairBlockBytes;
   const size_t group_rows = m == 1 || m % 2 == 0 ? n : kRowTiles * kNr;
   for (size_t g0 = 0; g0 < n; g0 += group_rows) {
-    const uint8_t* w = rhs + g0 / kNr * nb * K::kBlockBytes;
+    const uint8_t* w = rhs + g0 / kNr * nb * K::kPackedBlockBytes;
     const size_t rows = n - g0 < group_rows ? n - g0 : group_rows;
     if (m >= 2) pairs<K>(m, nb, lhs, w, dst + g0, dst_stride, rows);
     if (m % 2 != 0) row_tiles<K>(nb, last_row, w, dst + (m - 1) * dst_stride + g0, rows);
   }
 }
 
-}  // namespace kernels::i8mm::k_quant
+}  // namespace k_quant
+
+// The kernel of type S, for arm::interleaved_kernel and k_quant::run.
+template <class S>
+struct SuperBlockTiles
+    : arm::KernelShape<S, Q8_KPairs, k_quant::kBlock, k_quant::kNr, k_quant::kMr, S::kPackedBlockBytes> {
+  static constexpr size_t kRowTileStart = S::kRowTileStart;
+
+  static void pack(const typename S::GgufBlock& blk, uint8_t* out, size_t r) { S::pack(blk, out, r); }
+
+  // P pairs of activation rows (P = 4: 8 rows; P = 1: 2 rows) x one tile;
+  // rows (<= 2P) and cols (<= kNr) valid. The float accumulators live in
+  // memory: they change once per super-block, and keeping them out of the
+  // registers leaves the sub-block loop unspilled.
+  template <int P>
+  static void tile(size_t nb, const uint8_t* lhs, size_t pair_bytes, const uint8_t* rhs, float* y, size_t ldy,
+                   size_t rows, size_t cols) {
+    float acc[P][2][4] = {};
+    for (size_t b = 0; b < nb; ++b) {
+      const uint8_t* w = rhs + b * S::kPackedBlockBytes;
+      const uint8_t* a = lhs + b * kQ8_KPairBlockBytes;
+      int32x4_t sum[P][2];
+#pragma GCC unroll 4
+      for (int p = 0; p < P; ++p) sum[p][0] = sum[p][1] = vdupq_n_s32(0);
+      S::template sums<P>(w, a, pair_bytes, sum);
+      S::template add<P>(w, a, pair_bytes, sum, acc);
+    }
+#pragma GCC unroll 4
+    for (size_t p = 0; p < P; ++p) {
+      const float32x4_t t0 = vld1q_f32(acc[p][0]), t1 = vld1q_f32(acc[p][1]);
+      if (2 * p < rows) store_cols(y + 2 * p * ldy, tile_row0(t0, t1), cols);
+      if (2 * p + 1 < rows) store_cols(y + (2 * p + 1) * ldy, tile_row1(t0, t1), cols);
+    }
+  }
+
+  // One activation row x one tile: the kNr outputs. w = the tile's first
+  // super-block + kRowTileStart, and then the next tile's (tiles are
+  // contiguous); nb >= 1.
+  __attribute__((always_inline)) static float32x4_t row_tile(const uint8_t* a, const uint8_t* a_end,
+                                                             const uint8_t*& w) {
+    float32x4_t acc = vdupq_n_f32(0.0f);
+    const size_t a_stride = kQ8_KPairBlockBytes;
+    do {
+      acc = S::row_block(acc, a, w, a_stride);
+      w += S::kPackedBlockBytes;
+    } while (a != a_end);
+    return acc;
+  }
+
+  static constexpr auto run = k_quant::run<SuperBlockTiles>;
+};
+
+}  // namespace kernels::i8mm

@@ -14,7 +14,7 @@
 // groups of G = 2R activation rows, panels of P = 2R weight columns; at 256
 // bits 16 x 16, at 512 bits 32 x 32.
 //
-// RHS: exactly the i8mm kernel's (matmul_q4_0_i8mm.cpp, matmul_q8_0_i8mm.cpp:
+// RHS: exactly the i8mm kernel's (matmul_q4_0.cpp, matmul_q8_0.cpp:
 // tiles of 4 rows, per block d[4] and the codes of row pairs in 8-code
 // chunks; no growth). run() dequantizes a panel
 // for a chunk of K into a k-major float buffer on the stack (P floats per k)

@@ -24,56 +24,23 @@
 // The 2x4 form (rows left over) and the single-row form (decode, row_tiles)
 // do the same float operations per output, on the same S and M. m_step 8,
 // n_step 4.
-#if !defined(__ARM_FEATURE_MATMUL_INT8)
-#error "kernels/arm/i8mm must be compiled with -march=armv8.2-a+dotprod+i8mm"
-#endif
+#include "kernels/arm/i8mm/isa_check.h"
 
 #include <arm_neon.h>
 
 #include <cstring>
 
-#include "kernels/arm/i8mm/k_quant_tiles.h"
 #include "kernels/arm/i8mm/kernel_defs.h"
 #include "kernels/arm/i8mm/lhs_pairs.h"
+#include "kernels/arm/i8mm/super_block_tiles.h"
 #include "kernels/ref/blocks.h"
 
 namespace kernels::i8mm {
 namespace {
 
-using k_quant::kBlock;
-using k_quant::kMr;
-using k_quant::kNr;
-using k_quant::tiles_of;
-
 constexpr size_t kScalesOffset = 16;
 constexpr size_t kQsOffset = 64;
 constexpr size_t kPackedBlockBytes = kQsOffset + 4 * 128;
-
-void pack_rhs(size_t n, size_t k, const void* rhs, void* rhs_packed) {
-  const size_t nb = k / kBlock;
-  const auto* rows = static_cast<const ref::BlockQ4_K*>(rhs);
-  auto* out = static_cast<uint8_t*>(rhs_packed);
-  for (size_t t = 0; t < tiles_of(n); ++t) {
-    for (size_t b = 0; b < nb; ++b, out += kPackedBlockBytes) {
-      std::memset(out, 0, kPackedBlockBytes);
-      for (size_t r = 0; r < kNr && t * kNr + r < n; ++r) {
-        const ref::BlockQ4_K& blk = rows[(t * kNr + r) * nb + b];
-        std::memcpy(out + 2 * r, &blk.d, 2);
-        std::memcpy(out + 8 + 2 * r, &blk.dmin, 2);
-        for (size_t i = 0; i < 3; ++i) std::memcpy(out + kScalesOffset + 16 * i + 4 * r, blk.scales + 4 * i, 4);
-        for (size_t c = 0; c < 4; ++c) {
-          for (size_t g = 0; g < 4; ++g) {
-            std::memcpy(out + kQsOffset + 128 * c + 64 * (r / 2) + 16 * g + 8 * (r % 2), blk.qs + 32 * c + 8 * g, 8);
-          }
-        }
-      }
-    }
-  }
-}
-
-void pack_lhs(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed) {
-  pack_lhs_q8_k_pairs(m, k, lhs, lhs_stride, lhs_packed, 1.0f);
-}
 
 // TBL indices reading the decoded scales {sc[0..3] of rows 0..3, sc[4..7] of
 // rows 0..3} as the int32 pattern {sc_2q, sc_2q+1, sc_2q, sc_2q+1} of
@@ -141,13 +108,6 @@ inline void load_sub_block(const uint8_t* qs_c, int8x16_t w[2][4]) {
   }
 }
 
-inline int32x4_t chain4(const int8x16x4_t& x, const int8x16_t* w) {
-  int32x4_t t = vmmlaq_s32(vdupq_n_s32(0), x.val[0], w[0]);
-  t = vmmlaq_s32(t, x.val[1], w[1]);
-  t = vmmlaq_s32(t, x.val[2], w[2]);
-  return vmmlaq_s32(t, x.val[3], w[3]);
-}
-
 // One sub-block for P pairs of activation rows: sum[p][q] += tile * pattern.
 template <int P, bool kHigh>
 inline void sub_block(const uint8_t* qs_c, const uint8_t* x_s, size_t pair_bytes, const uint8x16x2_t& sc,
@@ -160,54 +120,7 @@ inline void sub_block(const uint8_t* qs_c, const uint8_t* x_s, size_t pair_bytes
   for (int p = 0; p < P; ++p) {
     const int8x16x4_t x = vld1q_s8_x4(reinterpret_cast<const int8_t*>(x_s + p * pair_bytes));
 #pragma GCC unroll 2
-    for (int q = 0; q < 2; ++q) sum[p][q] = vmlaq_s32(sum[p][q], chain4(x, w[q]), pattern[q]);
-  }
-}
-
-// P pairs of activation rows (P = 4: 8 rows; P = 1: 2 rows) x 4 weight rows.
-// The float accumulators live in memory: they change once per super-block,
-// and keeping them out of the registers leaves the sub-block loop unspilled.
-template <int P>
-void tile(size_t nb, const uint8_t* lhs, size_t pair_bytes, const uint8_t* rhs, float* y, size_t ldy, size_t rows,
-          size_t cols) {
-  float acc[P][2][4] = {};
-  for (size_t b = 0; b < nb; ++b) {
-    const uint8_t* w = rhs + b * kPackedBlockBytes;
-    const uint8_t* a = lhs + b * kQ8_KPairBlockBytes;
-    const uint8x16x2_t sc = decode_scales(w + kScalesOffset);
-    int32x4_t sum[P][2];
-#pragma GCC unroll 4
-    for (int p = 0; p < P; ++p) sum[p][0] = sum[p][1] = vdupq_n_s32(0);
-#pragma GCC unroll 1
-    for (int c = 0; c < 4; ++c) {
-      const uint8_t* qs_c = w + kQsOffset + 128 * c;
-      const uint8_t* x_c = a + kQ8_KQsOffset + 128 * c;
-      sub_block<P, false>(qs_c, x_c, pair_bytes, sc, kScaleIndex.pair[2 * c], sum);
-      sub_block<P, true>(qs_c, x_c + 64, pair_bytes, sc, kScaleIndex.pair[2 * c + 1], sum);
-    }
-    int8x16_t mins[2];
-    mins_pairs(decode_mins(w + kScalesOffset), mins);
-    const float32x4_t d4 = load_f16x4(w), dmin4 = load_f16x4(w + 8);
-    const float32x4_t dpat[2] = {pair_pattern_lo(d4), pair_pattern_hi(d4)};
-    const float32x4_t mpat[2] = {pair_pattern_lo(dmin4), pair_pattern_hi(dmin4)};
-#pragma GCC unroll 4
-    for (int p = 0; p < P; ++p) {
-      const uint8_t* ap = a + p * pair_bytes;
-      const float32x4_t apat = vld1q_f32(reinterpret_cast<const float*>(ap));
-      const int8x16x2_t bsum = vld1q_s8_x2(reinterpret_cast<const int8_t*>(ap + kQ8_KBsumOffset));
-#pragma GCC unroll 2
-      for (int q = 0; q < 2; ++q) {
-        const float32x4_t v =
-            vfmsq_f32(vmulq_f32(vcvtq_f32_s32(sum[p][q]), dpat[q]), vcvtq_f32_s32(mins_tile(bsum, mins[q])), mpat[q]);
-        vst1q_f32(acc[p][q], vfmaq_f32(vld1q_f32(acc[p][q]), v, apat));
-      }
-    }
-  }
-#pragma GCC unroll 4
-  for (size_t p = 0; p < P; ++p) {
-    const float32x4_t t0 = vld1q_f32(acc[p][0]), t1 = vld1q_f32(acc[p][1]);
-    if (2 * p < rows) store_cols(y + 2 * p * ldy, tile_row0(t0, t1), cols);
-    if (2 * p + 1 < rows) store_cols(y + (2 * p + 1) * ldy, tile_row1(t0, t1), cols);
+    for (int q = 0; q < 2; ++q) sum[p][q] = vmlaq_s32(sum[p][q], smmla_chain4(x, w[q]), pattern[q]);
   }
 }
 
@@ -234,7 +147,7 @@ void tile(size_t nb, const uint8_t* lhs, size_t pair_bytes, const uint8_t* rhs, 
 inline int8x16x2_t scale_steps(const uint8x16x2_t& sc) {
   const uint32x4_t v0 = vreinterpretq_u32_u8(sc.val[0]), v1 = vreinterpretq_u32_u8(sc.val[1]);
   const uint32x4_t next0 = vsliq_n_u32(vshrq_n_u32(v0, 8), v1, 24);  // sc_1..sc_4
-  const uint32x4_t next1 = vshrq_n_u32(v1, 8);                        // sc_5..sc_7, 0
+  const uint32x4_t next1 = vshrq_n_u32(v1, 8);                       // sc_5..sc_7, 0
   return {vsubq_s8(vreinterpretq_s8_u32(v0), vreinterpretq_s8_u32(next0)),
           vsubq_s8(vreinterpretq_s8_u32(v1), vreinterpretq_s8_u32(next1))};
 }
@@ -314,7 +227,7 @@ inline void row_chunk(const uint8_t* w, const uint8_t* a, int32x4_t step_lo, int
 // acc + the super-block (the row's at a, the tile's at w); a advances to the
 // row's next block.
 __attribute__((always_inline)) inline float32x4_t row_block(float32x4_t acc, const uint8_t*& a, const uint8_t* w,
-                                                             size_t a_stride) {
+                                                            size_t a_stride) {
   const RowPlanes planes = row_planes(w);
   const int8x16x2_t steps = scale_steps(planes.sc);
   RowChains ch;
@@ -332,56 +245,72 @@ __attribute__((always_inline)) inline float32x4_t row_block(float32x4_t acc, con
   int32x4_t msum = vdotq_laneq_s32(vdotq_laneq_s32(vdupq_n_s32(0), m.val[0], b0, 2), m.val[1], b0, 3);
   msum = vdotq_laneq_s32(vdotq_laneq_s32(vshlq_n_s32(msum, 7), m.val[0], b0, 0), m.val[1], b0, 1);
   const float16x8_t d = vreinterpretq_f16_u16(vld1q_u16(reinterpret_cast<const uint16_t*>(w)));  // d[4], dmin[4]
-  const float32x4_t v = vfmsq_f32(vmulq_f32(vcvtq_f32_s32(ch.sum), vcvt_f32_f16(vget_low_f16(d))),
-                                  vcvtq_f32_s32(msum), vcvt_high_f32_f16(d));
+  const float32x4_t v = vfmsq_f32(vmulq_f32(vcvtq_f32_s32(ch.sum), vcvt_f32_f16(vget_low_f16(d))), vcvtq_f32_s32(msum),
+                                  vcvt_high_f32_f16(d));
   return vfmaq_f32(acc, v, ld1r_f32_post(a, a_stride));
 }
 
-// One tile against the row: the 4 outputs. w = the tile's first super-block,
-// and then the next tile's (tiles are contiguous); nb >= 1.
-__attribute__((always_inline)) inline float32x4_t row_tile(const uint8_t* a, const uint8_t* a_end, const uint8_t*& w) {
-  float32x4_t acc = vdupq_n_f32(0.0f);
-  const size_t a_stride = kQ8_KPairBlockBytes;
-  do {
-    acc = row_block(acc, a, w, a_stride);
-    w += kPackedBlockBytes;
-  } while (a != a_end);
-  return acc;
-}
-
-// The tiles, for k_quant::run (k_quant_tiles.h).
-struct Q4KTiles {
-  static constexpr size_t kBlockBytes = kPackedBlockBytes;
+// The kernel's type, for SuperBlockTiles (super_block_tiles.h).
+struct Q4_K : arm::WeightType<gguf::GgmlType::Q4_K, ref::BlockQ4_K> {
+  static constexpr size_t kPackedBlockBytes = i8mm::kPackedBlockBytes;
   static constexpr size_t kRowTileStart = 0;
-  template <int P>
-  static void tile(size_t nb, const uint8_t* lhs, size_t pair_bytes, const uint8_t* rhs, float* y, size_t ldy,
-                   size_t rows, size_t cols) {
-    i8mm::tile<P>(nb, lhs, pair_bytes, rhs, y, ldy, rows, cols);
+
+  static void pack(const GgufBlock& blk, uint8_t* out, size_t r) {
+    std::memcpy(out + 2 * r, &blk.d, 2);
+    std::memcpy(out + 8 + 2 * r, &blk.dmin, 2);
+    for (size_t i = 0; i < 3; ++i) std::memcpy(out + kScalesOffset + 16 * i + 4 * r, blk.scales + 4 * i, 4);
+    for (size_t c = 0; c < 4; ++c) {
+      for (size_t g = 0; g < 4; ++g) {
+        std::memcpy(out + kQsOffset + 128 * c + 64 * (r / 2) + 16 * g + 8 * (r % 2), blk.qs + 32 * c + 8 * g, 8);
+      }
+    }
   }
-  __attribute__((always_inline)) static float32x4_t row_tile(const uint8_t* a, const uint8_t* a_end,
-                                                             const uint8_t*& w) {
-    return i8mm::row_tile(a, a_end, w);
+
+  template <int P>
+  __attribute__((always_inline)) static void sums(const uint8_t* w, const uint8_t* a, size_t pair_bytes,
+                                                  int32x4_t (&sum)[P][2]) {
+    const uint8x16x2_t sc = decode_scales(w + kScalesOffset);
+#pragma GCC unroll 1
+    for (int c = 0; c < 4; ++c) {
+      const uint8_t* qs_c = w + kQsOffset + 128 * c;
+      const uint8_t* x_c = a + kQ8_KQsOffset + 128 * c;
+      sub_block<P, false>(qs_c, x_c, pair_bytes, sc, kScaleIndex.pair[2 * c], sum);
+      sub_block<P, true>(qs_c, x_c + 64, pair_bytes, sc, kScaleIndex.pair[2 * c + 1], sum);
+    }
+  }
+
+  // acc += (float(S) * d_w - float(M) * dmin_w) * d_a, M the mins term.
+  template <int P>
+  __attribute__((always_inline)) static void add(const uint8_t* w, const uint8_t* a, size_t pair_bytes,
+                                                 const int32x4_t (&sum)[P][2], float (&acc)[P][2][4]) {
+    int8x16_t mins[2];
+    mins_pairs(decode_mins(w + kScalesOffset), mins);
+    const float32x4_t d4 = load_f16x4(w), dmin4 = load_f16x4(w + 8);
+    const float32x4_t dpat[2] = {pair_pattern_lo(d4), pair_pattern_hi(d4)};
+    const float32x4_t mpat[2] = {pair_pattern_lo(dmin4), pair_pattern_hi(dmin4)};
+#pragma GCC unroll 4
+    for (int p = 0; p < P; ++p) {
+      const uint8_t* ap = a + p * pair_bytes;
+      const float32x4_t apat = vld1q_f32(reinterpret_cast<const float*>(ap));
+      const int8x16x2_t bsum = vld1q_s8_x2(reinterpret_cast<const int8_t*>(ap + kQ8_KBsumOffset));
+#pragma GCC unroll 2
+      for (int q = 0; q < 2; ++q) {
+        const float32x4_t v =
+            vfmsq_f32(vmulq_f32(vcvtq_f32_s32(sum[p][q]), dpat[q]), vcvtq_f32_s32(mins_tile(bsum, mins[q])), mpat[q]);
+        vst1q_f32(acc[p][q], vfmaq_f32(vld1q_f32(acc[p][q]), v, apat));
+      }
+    }
+  }
+
+  __attribute__((always_inline)) static float32x4_t row_block(float32x4_t acc, const uint8_t*& a, const uint8_t* w,
+                                                              size_t a_stride) {
+    return i8mm::row_block(acc, a, w, a_stride);
   }
 };
 
 }  // namespace
 
-const MatmulKernel kMatmulQ4_K{
-    .name = "matmul_f32_q8_k_q4_k_8x4_i8mm",
-    .tier = Tier::i8mm,
-    .arch = Arch::aarch64,
-    .required_features = kRequiredFeatures,
-    .rhs_type = gguf::GgmlType::Q4_K,
-    .lhs_type = gguf::GgmlType::Q8_K,
-    .m_step = kMr,
-    .n_step = kNr,
-    .rhs_packed_size = k_quant::rhs_packed_size<kPackedBlockBytes>,
-    .rhs_packed_offset = k_quant::rhs_packed_offset<kPackedBlockBytes>,
-    .pack_rhs = pack_rhs,
-    .lhs_packed_size = k_quant::lhs_packed_size,
-    .lhs_packed_offset = k_quant::lhs_packed_offset,
-    .pack_lhs = pack_lhs,
-    .run = k_quant::run<Q4KTiles>,
-};
+constinit const MatmulKernel kMatmulQ4_K =
+    arm::interleaved_kernel<SuperBlockTiles<Q4_K>>("matmul_f32_q8_k_q4_k_8x4_i8mm", Tier::i8mm, kRequiredFeatures);
 
 }  // namespace kernels::i8mm

@@ -15,15 +15,14 @@
 // reduced at the end, then the k % 8 tail in scalar. A single activation row
 // (decode) takes a 1x4 loop doing the same float operations per output.
 // m_step 4, n_step 4.
-#if !defined(__ARM_FEATURE_MATMUL_INT8)
-#error "kernels/arm/i8mm must be compiled with -march=armv8.2-a+dotprod+i8mm"
-#endif
+#include "kernels/arm/i8mm/isa_check.h"
 
 #include <arm_neon.h>
 
 #include <cstring>
 
 #include "kernels/arm/i8mm/kernel_defs.h"
+#include "kernels/arm/interleaved.h"
 #include "kernels/ref/fp16.h"
 
 namespace kernels::i8mm {
@@ -32,16 +31,6 @@ namespace {
 constexpr size_t kMr = 4;
 constexpr size_t kNr = 4;
 constexpr size_t kStep = 8;  // k per inner step: one 16-byte load of fp16 weights
-
-size_t rhs_packed_size(size_t n, size_t k) { return n * k * 2; }
-size_t rhs_packed_offset(size_t n_idx, size_t k) { return n_idx * k * 2; }
-size_t lhs_packed_size(size_t m, size_t k) { return m * k * sizeof(float); }
-size_t lhs_packed_offset(size_t m_idx, size_t k) { return m_idx * k * sizeof(float); }
-
-void pack_lhs(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed) {
-  auto* out = static_cast<float*>(lhs_packed);
-  for (size_t i = 0; i < m; ++i) std::memcpy(out + i * k, lhs + i * lhs_stride, k * sizeof(float));
-}
 
 inline float32x4_t lo_f32(float16x8_t h) { return vcvt_f32_f16(vget_low_f16(h)); }
 inline float32x4_t hi_f32(float16x8_t h) { return vcvt_high_f32_f16(h); }
@@ -114,22 +103,7 @@ void run(size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_p
 
 }  // namespace
 
-const MatmulKernel kMatmulF16{
-    .name = "matmul_f32_f32_f16_4x4_i8mm",
-    .tier = Tier::i8mm,
-    .arch = Arch::aarch64,
-    .required_features = kRequiredFeatures,
-    .rhs_type = gguf::GgmlType::F16,
-    .lhs_type = gguf::GgmlType::F32,
-    .m_step = kMr,
-    .n_step = kNr,
-    .rhs_packed_size = rhs_packed_size,
-    .rhs_packed_offset = rhs_packed_offset,
-    .pack_rhs = nullptr,
-    .lhs_packed_size = lhs_packed_size,
-    .lhs_packed_offset = lhs_packed_offset,
-    .pack_lhs = pack_lhs,
-    .run = run,
-};
+constinit const MatmulKernel kMatmulF16 =
+    arm::interleaved_kernel<arm::F16Rows<kNr, kMr, run>>("matmul_f32_f32_f16_4x4_i8mm", Tier::i8mm, kRequiredFeatures);
 
 }  // namespace kernels::i8mm
