@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "engine/error.h"
-#include "engine/log.h"
-#include "engine/memory.h"
-#include "engine/model.h"
-#include "engine/sampler.h"
-#include "engine/session.h"
+#include "engine/support/error.h"
+#include "engine/support/log.h"
+#include "engine/support/memory.h"
+#include "engine/model/model.h"
+#include "engine/runtime/sampler.h"
+#include "engine/runtime/session.h"
 #include "engine/threads/thread_plan.h"
 #include "engine/threads/thread_pool.h"
 #include "engine/threads/topology.h"

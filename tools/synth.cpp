@@ -11,7 +11,7 @@
 #include <optional>
 #include <string>
 
-#include "engine/log.h"
+#include "engine/support/log.h"
 #include "tools/common/args.h"
 #include "tools/common/model_writing/synth_model.h"
 

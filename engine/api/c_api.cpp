@@ -11,15 +11,15 @@
 
 #include "engine/api/engine.h"
 #include "engine/api/handle_table.h"
-#include "engine/error.h"
-#include "engine/model.h"
-#include "engine/sampler.h"
-#include "engine/session.h"
+#include "engine/support/error.h"
+#include "engine/model/model.h"
+#include "engine/runtime/sampler.h"
+#include "engine/runtime/session.h"
 #include "engine/threads/thread_plan.h"
 #include "engine/threads/thread_pool.h"
 #include "engine/threads/topology.h"
 #include "engine/tokenizer/tokenizer.h"
-#include "engine/version.h"
+#include "engine/support/version.h"
 #include "gguf/file.h"
 
 namespace {

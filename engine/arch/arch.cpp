@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "engine/model_config.h"
+#include "engine/model/model_config.h"
 
 namespace engine {
 

@@ -1,7 +1,7 @@
 // An architecture as a description: the metadata keys it reads, the tensors
-// it has, and what each layer computes. The loader (engine/model.cpp) and the
+// it has, and what each layer computes. The loader (engine/model/model.cpp) and the
 // model writer (`synth`) both walk these tables, and the forward pass
-// (engine/session.cpp) reads only the per-layer spec, so a new family is one
+// (engine/runtime/session.cpp) reads only the per-layer spec, so a new family is one
 // file here plus one line in registry.cpp (and a mixer in engine/mixers/ when
 // its layers mix tokens another way).
 #pragma once
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "engine/arch/layer_spec.h"
-#include "engine/model_weights.h"
+#include "engine/model/model_weights.h"
 
 namespace engine {
 struct ModelConfig;

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "engine/arch/arch.h"
-#include "engine/model_config.h"
+#include "engine/model/model_config.h"
 
 namespace engine::arch {
 

@@ -1,4 +1,4 @@
-// What one layer computes, as the forward pass reads it (engine/session.cpp):
+// What one layer computes, as the forward pass reads it (engine/runtime/session.cpp):
 //   x += post_mixer_norm(mixer(attn_norm(x)))
 //   x += post_ffn_norm(ffn_down(act(ffn_gate(xn)) * ffn_up(xn))),  xn = ffn_norm(x)
 // The architecture descriptions (engine/arch/) fill one per layer.
@@ -6,12 +6,12 @@
 
 #include <cstdint>
 
-#include "engine/ops.h"
+#include "engine/ops/ops.h"
 
 namespace engine {
 
 // How a layer mixes information across positions; each kind has its own file
-// in engine/mixers/ and its own per-layer cache (engine/kv_cache.h).
+// in engine/mixers/ and its own per-layer cache (engine/runtime/kv_cache.h).
 enum class MixerKind : uint8_t { attention };
 const char* mixer_kind_name(MixerKind k);
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "engine/model_config.h"
-#include "engine/ops.h"
+#include "engine/model/model_config.h"
+#include "engine/ops/ops.h"
 
 namespace engine {
 namespace {

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "engine/arch/layer_spec.h"
-#include "engine/compute.h"
-#include "engine/kv_cache.h"
-#include "engine/model_weights.h"
+#include "engine/runtime/compute.h"
+#include "engine/runtime/kv_cache.h"
+#include "engine/model/model_weights.h"
 
 namespace engine {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "engine/arch/registry.h"
-#include "engine/model_config.h"
+#include "engine/model/model_config.h"
 #include "tools/common/model_writing/synth_shapes.h"
 
 namespace {

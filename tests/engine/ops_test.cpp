@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/ops.h"
-#include "engine/ops_isa.h"
+#include "engine/ops/ops.h"
+#include "engine/ops/ops_isa.h"
 #include "kernels/cpu_features.h"
 #include "kernels/ref/fp16.h"
 #include "kernels/tier.h"
@@ -20,7 +20,7 @@
 namespace {
 
 // Each test of the row operations in ops_isa.h runs every instruction set this
-// CPU can run (engine/ops_isa.h), not only the one the engine picks.
+// CPU can run (engine/ops/ops_isa.h), not only the one the engine picks.
 #define FOR_EACH_OPS_ISA(v)                                           \
   for (const engine::ops::IsaOps* v : engine::ops::isa_ops_variants()) \
     if (SCOPED_TRACE(std::string("isa ") + v->isa); true)

@@ -5,10 +5,10 @@
 // model still refuse an array. Copies of stories260K.gguf (5 layers).
 #include <gtest/gtest.h>
 
-#include "engine/error.h"
-#include "engine/log.h"
-#include "engine/model.h"
-#include "engine/session.h"
+#include "engine/support/error.h"
+#include "engine/support/log.h"
+#include "engine/model/model.h"
+#include "engine/runtime/session.h"
 #include "tests/engine/model_edit.h"
 #include "tests/support/shared_data.h"
 

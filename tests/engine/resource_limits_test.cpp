@@ -5,12 +5,12 @@
 
 #include <cstdlib>
 
-#include "engine/error.h"
-#include "engine/log.h"
-#include "engine/memory.h"
-#include "engine/model.h"
-#include "engine/session.h"
-#include "engine/session_memory.h"
+#include "engine/support/error.h"
+#include "engine/support/log.h"
+#include "engine/support/memory.h"
+#include "engine/model/model.h"
+#include "engine/runtime/session.h"
+#include "engine/runtime/session_memory.h"
 #include "tests/support/shared_data.h"
 
 namespace {

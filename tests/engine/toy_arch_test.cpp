@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "engine/arch/registry.h"
-#include "engine/model.h"
-#include "engine/session.h"
+#include "engine/model/model.h"
+#include "engine/runtime/session.h"
 #include "gguf/file.h"
 #include "tests/quantize/test_util.h"
 #include "tools/common/model_writing/synth_model.h"

@@ -11,12 +11,12 @@
 #include <random>
 #include <thread>
 
-#include "engine/log.h"
-#include "engine/memory.h"
-#include "engine/model.h"
-#include "engine/profile.h"
-#include "engine/sampler.h"
-#include "engine/session.h"
+#include "engine/support/log.h"
+#include "engine/support/memory.h"
+#include "engine/model/model.h"
+#include "engine/runtime/profile.h"
+#include "engine/runtime/sampler.h"
+#include "engine/runtime/session.h"
 #include "engine/threads/thread_plan.h"
 #include "engine/threads/thread_pool.h"
 #include "engine/threads/topology.h"
@@ -474,7 +474,7 @@ Report run_bench(const BenchOptions& o, const std::string& command_line) {
         in.decode_samples = d->tokens_per_s.samples;
         in.probe_between = run.probe.gb_per_s_between.samples;
         const double mid = d->n_depth + d->n_gen / 2.0;
-        // Every layer's cache read once at the middle depth (engine/kv_cache.h):
+        // Every layer's cache read once at the middle depth (engine/runtime/kv_cache.h):
         // all positions so far, or no more than a windowed layer's window.
         double kv_bytes = 0;
         for (const engine::CacheUse& u : engine::cache_uses(cfg, 1, 1, sp_kv_type)) {

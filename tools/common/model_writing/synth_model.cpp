@@ -7,7 +7,7 @@
 #include <numbers>
 
 #include "engine/arch/registry.h"
-#include "engine/memory.h"
+#include "engine/support/memory.h"
 #include "engine/threads/thread_pool.h"
 #include "gguf/file.h"
 #include "gguf/writer.h"

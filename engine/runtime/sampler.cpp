@@ -1,10 +1,10 @@
-#include "engine/sampler.h"
+#include "engine/runtime/sampler.h"
 
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
 
-#include "engine/error.h"
+#include "engine/support/error.h"
 
 namespace engine {
 namespace {

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "engine/arch/arch.h"
-#include "engine/kernel_plan.h"
-#include "engine/model_config.h"
-#include "engine/model_weights.h"
-#include "engine/stream_arena.h"
+#include "engine/model/kernel_plan.h"
+#include "engine/model/model_config.h"
+#include "engine/model/model_weights.h"
+#include "engine/model/stream_arena.h"
 #include "gguf/file.h"
 
 namespace engine {
@@ -47,7 +47,7 @@ class Model {
   // else is read from the mapping, which commits no memory.
   uint64_t heap_weight_bytes() const { return heap_weight_bytes_; }
   // The repacked matrices' bytes, and how many of them sit in 2 MiB pages now
-  // (engine/stream_arena.h; 0 where the kernel gave none or /proc is unreadable).
+  // (engine/model/stream_arena.h; 0 where the kernel gave none or /proc is unreadable).
   uint64_t repacked_bytes() const { return repacked_.used(); }
   uint64_t repacked_huge_page_bytes() const { return repacked_.huge_page_bytes(); }
 

@@ -1,11 +1,11 @@
-#include "engine/model_config.h"
+#include "engine/model/model_config.h"
 
 #include <algorithm>
 #include <cstdio>
 #include <utility>
 
 #include "engine/arch/registry.h"
-#include "engine/error.h"
+#include "engine/support/error.h"
 
 namespace engine {
 namespace {

@@ -1,4 +1,4 @@
-#include "engine/compute.h"
+#include "engine/runtime/compute.h"
 
 #include "engine/threads/parallel_matmul.h"
 

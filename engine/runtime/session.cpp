@@ -1,15 +1,15 @@
-#include "engine/session.h"
+#include "engine/runtime/session.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 
-#include "engine/error.h"
-#include "engine/finite_check.h"
-#include "engine/log.h"
-#include "engine/memory.h"
-#include "engine/ops.h"
-#include "engine/session_memory.h"
+#include "engine/support/error.h"
+#include "engine/runtime/finite_check.h"
+#include "engine/support/log.h"
+#include "engine/support/memory.h"
+#include "engine/ops/ops.h"
+#include "engine/runtime/session_memory.h"
 #include "engine/threads/thread_pool.h"
 
 namespace engine {

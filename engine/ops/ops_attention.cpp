@@ -26,8 +26,8 @@
 
 #include <cmath>
 
-#include "engine/ops_isa.h"
-#include "engine/ops_vector.h"
+#include "engine/ops/ops_isa.h"
+#include "engine/ops/ops_vector.h"
 
 namespace engine::ops::ENGINE_OPS_ISA {
 namespace {

@@ -1,10 +1,10 @@
-#include "engine/finite_check.h"
+#include "engine/runtime/finite_check.h"
 
 #include <cmath>
 
-#include "engine/error.h"
-#include "engine/model.h"
-#include "engine/ops.h"
+#include "engine/support/error.h"
+#include "engine/model/model.h"
+#include "engine/ops/ops.h"
 
 namespace engine {
 

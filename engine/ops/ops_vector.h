@@ -10,7 +10,7 @@
 #include <cstdint>
 
 #ifndef ENGINE_OPS_ISA
-#error "define ENGINE_OPS_ISA (the instruction set's namespace) before including engine/ops_vector.h"
+#error "define ENGINE_OPS_ISA (the instruction set's namespace) before including engine/ops/ops_vector.h"
 #endif
 
 namespace engine::ops::ENGINE_OPS_ISA {

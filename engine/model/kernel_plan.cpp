@@ -1,10 +1,10 @@
-#include "engine/kernel_plan.h"
+#include "engine/model/kernel_plan.h"
 
 #include <algorithm>
 
-#include "engine/log.h"
-#include "engine/ops_isa.h"
-#include "engine/version.h"
+#include "engine/support/log.h"
+#include "engine/ops/ops_isa.h"
+#include "engine/support/version.h"
 
 namespace engine {
 

@@ -1,11 +1,11 @@
-#include "engine/ops.h"
+#include "engine/ops/ops.h"
 
 #include <bit>
 #include <cmath>
 #include <cstring>
 #include <xsimd/xsimd.hpp>
 
-#include "engine/ops_isa.h"
+#include "engine/ops/ops_isa.h"
 #include "kernels/ref/fp16.h"
 
 namespace engine::ops {

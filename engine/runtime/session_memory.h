@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/kv_cache.h"
-#include "engine/model_config.h"
+#include "engine/runtime/kv_cache.h"
+#include "engine/model/model_config.h"
 
 namespace engine {
 

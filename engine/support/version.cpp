@@ -1,4 +1,4 @@
-#include "engine/version.h"
+#include "engine/support/version.h"
 
 #include "kernels/registry.h"
 

@@ -1,4 +1,4 @@
-#include "engine/memory.h"
+#include "engine/support/memory.h"
 
 #include <sys/resource.h>
 

@@ -1,9 +1,9 @@
-#include "engine/session_memory.h"
+#include "engine/runtime/session_memory.h"
 
 #include <algorithm>
 
-#include "engine/error.h"
-#include "engine/memory.h"
+#include "engine/support/error.h"
+#include "engine/support/memory.h"
 
 namespace engine {
 namespace {

@@ -1,4 +1,4 @@
-#include "engine/stream_arena.h"
+#include "engine/model/stream_arena.h"
 
 #include <sys/mman.h>
 #include <unistd.h>
@@ -9,8 +9,8 @@
 #include <fstream>
 #include <utility>
 
-#include "engine/error.h"
-#include "engine/memory.h"
+#include "engine/support/error.h"
+#include "engine/support/memory.h"
 
 namespace engine {
 namespace {

@@ -10,8 +10,8 @@
 #include <utility>
 #include <vector>
 
-#include "engine/model_weights.h"
-#include "engine/profile.h"
+#include "engine/model/model_weights.h"
+#include "engine/runtime/profile.h"
 #include "engine/threads/thread_pool.h"
 
 namespace engine {

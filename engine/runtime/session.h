@@ -8,12 +8,12 @@
 #include <span>
 #include <vector>
 
-#include "engine/compute.h"
-#include "engine/kv_cache.h"
+#include "engine/runtime/compute.h"
+#include "engine/runtime/kv_cache.h"
 #include "engine/mixers/attention.h"
-#include "engine/profile.h"
-#include "engine/model.h"
-#include "engine/session_memory.h"
+#include "engine/runtime/profile.h"
+#include "engine/model/model.h"
+#include "engine/runtime/session_memory.h"
 
 namespace engine {
 

@@ -1,12 +1,12 @@
-#include "engine/kv_cache.h"
+#include "engine/runtime/kv_cache.h"
 
 #include <algorithm>
 #include <cstring>
 #include <utility>
 
-#include "engine/memory.h"
-#include "engine/model_config.h"
-#include "engine/ops.h"
+#include "engine/support/memory.h"
+#include "engine/model/model_config.h"
+#include "engine/ops/ops.h"
 
 namespace engine {
 namespace {

@@ -1,8 +1,8 @@
 // Picks the row operations' instruction set once (ops_isa.h).
 #include <vector>
 
-#include "engine/ops.h"
-#include "engine/ops_isa.h"
+#include "engine/ops/ops.h"
+#include "engine/ops/ops_isa.h"
 #include "kernels/choose.h"
 #include "kernels/cpu_features.h"
 #include "kernels/registry.h"

@@ -1,13 +1,13 @@
-#include "engine/model.h"
+#include "engine/model/model.h"
 
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
 #include <variant>
 
-#include "engine/error.h"
-#include "engine/log.h"
-#include "engine/memory.h"
+#include "engine/support/error.h"
+#include "engine/support/log.h"
+#include "engine/support/memory.h"
 #include "engine/threads/parallel_pack.h"
 #include "kernels/ref/type_ops.h"
 

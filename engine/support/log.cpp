@@ -1,4 +1,4 @@
-#include "engine/log.h"
+#include "engine/support/log.h"
 
 #include <cstdio>
 #include <cstdlib>

@@ -6,8 +6,8 @@
 #define ENGINE_OPS_ISA baseline
 #endif
 
-#include "engine/ops_isa.h"
-#include "engine/ops_vector.h"
+#include "engine/ops/ops_isa.h"
+#include "engine/ops/ops_vector.h"
 
 namespace engine::ops::ENGINE_OPS_ISA {
 
