@@ -1,6 +1,6 @@
 // The one mechanism that chooses among implementations compiled for several
 // instruction sets: the matmul kernels of a weight type (registry.h) and the
-// engine's row operations (engine/ops_isa.h) alike. A candidate names itself,
+// engine's row operations (engine/ops/ops_isa.h) alike. A candidate names itself,
 // its tier, its architecture and the CPU features it executes; the first of a
 // best-first list that this CPU runs and that ENGINE_MAX_TIER allows is chosen,
 // and every better one is kept with the reason it was passed over, for the

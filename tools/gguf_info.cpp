@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/kernel_plan.h"
-#include "engine/log.h"
-#include "engine/version.h"
+#include "engine/model/kernel_plan.h"
+#include "engine/support/log.h"
+#include "engine/support/version.h"
 #include "gguf/file.h"
 #include "tools/common/args.h"
 #include "tools/common/json_writer.h"

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/log.h"
+#include "engine/support/log.h"
 #include "tools/common/args.h"
 #include "tools/common/plural.h"
 #include "tools/common/log_level.h"

@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "engine/error.h"
-#include "engine/log.h"
-#include "engine/memory.h"
-#include "engine/model.h"
-#include "engine/sampler.h"
-#include "engine/session.h"
+#include "engine/support/error.h"
+#include "engine/support/log.h"
+#include "engine/support/memory.h"
+#include "engine/model/model.h"
+#include "engine/runtime/sampler.h"
+#include "engine/runtime/session.h"
 #include "engine/threads/thread_plan.h"
 #include "engine/threads/thread_pool.h"
 #include "engine/threads/topology.h"
@@ -256,7 +256,7 @@ int run(const Options& o) {
   if (after_load.known) {
     std::fprintf(stderr, "memory:     resident %s after load, %s at the end, peak %s; KV cache %s (%s)\n",
                  mib(after_load.rss_bytes).c_str(), mib(end.rss_bytes).c_str(), mib(end.peak_rss_bytes).c_str(),
-                 mib(session.kv_cache().bytes()).c_str(), engine::kv_type_name(session.kv_cache().type()));
+                 mib(session.kv_cache().bytes()).c_str(), session.kv_cache().describe().c_str());
   }
   std::fprintf(stderr, "threads:    %s\n", pool.describe().c_str());
   return interrupt.requested() ? tools::StopOnInterrupt::kExitCode : 0;

@@ -11,7 +11,7 @@
 #include <optional>
 #include <string>
 
-#include "engine/log.h"
+#include "engine/support/log.h"
 #include "tools/common/args.h"
 #include "tools/common/log_level.h"
 #include "tools/common/model_writing/synth_model.h"
@@ -86,7 +86,7 @@ tools::SynthShape resolve_shape(const std::string& name, const Overrides& ov) {
     }
     s.name = "custom";
     s.n_ctx = 4096;
-    s.rms_eps = *ov.arch == "llama" ? 1e-5f : 1e-6f;
+    if (const tools::SynthShape* typical = tools::default_shape(*ov.arch)) s.rms_eps = typical->rms_eps;
     s.source = "command line";
   }
   if (ov.arch) s.arch = *ov.arch;

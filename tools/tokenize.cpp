@@ -10,7 +10,7 @@
 #include <exception>
 #include <string>
 
-#include "engine/log.h"
+#include "engine/support/log.h"
 #include "engine/tokenizer/tokenizer.h"
 #include "gguf/file.h"
 #include "tools/common/args.h"

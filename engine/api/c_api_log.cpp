@@ -1,4 +1,4 @@
-// The C API's logging entry points over engine/log.h: the level, and a C
+// The C API's logging entry points over engine/support/log.h: the level, and a C
 // callback in place of the stderr sink.
 #include <memory>
 #include <mutex>
@@ -8,7 +8,7 @@
 
 #include "engine/api/engine.h"
 #include "engine/api/last_error.h"
-#include "engine/log.h"
+#include "engine/support/log.h"
 
 namespace {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
-#include "engine/error.h"
+#include "engine/support/error.h"
 
 namespace engine {
 namespace {

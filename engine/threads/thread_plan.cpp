@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "engine/error.h"
-#include "engine/log.h"
+#include "engine/support/error.h"
+#include "engine/support/log.h"
 #include "engine/threads/cpu_list.h"
 
 namespace engine {

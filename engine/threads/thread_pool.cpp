@@ -4,7 +4,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "engine/log.h"
+#include "engine/support/log.h"
 #include "engine/threads/affinity.h"
 
 namespace engine {

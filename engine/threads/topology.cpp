@@ -9,7 +9,7 @@
 #include <thread>
 #include <tuple>
 
-#include "engine/error.h"
+#include "engine/support/error.h"
 #include "engine/threads/affinity.h"
 #include "engine/threads/cpu_list.h"
 #include "engine/threads/topology.h"

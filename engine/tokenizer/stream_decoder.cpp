@@ -3,7 +3,7 @@
 // multi-byte character), so the bytes of an unfinished sequence wait for the
 // next piece; an ill-formed sequence becomes U+FFFD (one per maximal ill-formed
 // subpart, the Unicode recommendation) instead of reaching the output broken.
-#include "engine/error.h"
+#include "engine/support/error.h"
 #include "engine/tokenizer/tokenizer.h"
 #include "engine/tokenizer/unicode.h"
 #include "engine/tokenizer/vocab.h"

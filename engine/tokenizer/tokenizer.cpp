@@ -1,7 +1,7 @@
 // engine::Tokenizer: the public face of the vocabulary, encoders and pieces.
 #include "engine/tokenizer/tokenizer.h"
 
-#include "engine/error.h"
+#include "engine/support/error.h"
 #include "engine/tokenizer/unicode.h"
 #include "engine/tokenizer/vocab.h"
 

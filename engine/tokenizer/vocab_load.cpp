@@ -4,8 +4,8 @@
 #include <cmath>
 #include <limits>
 
-#include "engine/error.h"
-#include "engine/log.h"
+#include "engine/support/error.h"
+#include "engine/support/log.h"
 #include "engine/tokenizer/unicode.h"
 #include "engine/tokenizer/vocab.h"
 #include "gguf/file.h"

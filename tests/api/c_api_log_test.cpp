@@ -12,7 +12,7 @@
 
 #include "engine/api/engine.h"
 #include "engine/api/engine.hpp"
-#include "engine/log.h"
+#include "engine/support/log.h"
 #include "tests/support/shared_data.h"
 
 namespace {
@@ -53,7 +53,7 @@ class CApiLog : public ::testing::Test {
     }
   }
   // A session with a context above the model's trained one: the engine warns
-  // about it (engine/session.cpp), every time, on every machine.
+  // about it (engine/runtime/session.cpp), every time, on every machine.
   void create_session_that_warns() {
     engine_session_params p = engine_session_default_params();
     p.n_ctx = static_cast<uint32_t>(engine_model_n_ctx_train(model_)) + 64;

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "engine/api/engine.h"
-#include "engine/log.h"
+#include "engine/support/log.h"
 #include "tests/engine/model_edit.h"
 #include "tests/support/shared_data.h"
 

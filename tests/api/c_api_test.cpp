@@ -8,7 +8,7 @@
 
 #include "engine/api/engine.h"
 #include "engine/api/engine.hpp"
-#include "engine/log.h"
+#include "engine/support/log.h"
 #include "tests/support/json.h"
 #include "tests/support/shared_data.h"
 

@@ -47,6 +47,7 @@ bench::Report example_report() {
   m.kernels = {{"Q4_0", "matmul_f32_q8_0_q4_0_4x8_i8mm", "i8mm", "i8mm", false, {}},
                {"Q6_K", "matmul_f32_q8_k_q6_k_4x8_i8mm", "i8mm", "i8mm", false, {}}};
   m.kv_type = "f16";
+  m.kv_layers = "22 attention layers x 4.0 MiB";
   m.load_ms = 412;
   m.rss_before_load_bytes = 4718592;
   m.rss_after_load_bytes = 641728512;

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "engine/kernel_plan.h"
+#include "engine/model/kernel_plan.h"
 #include "gguf/file.h"
 #include "gguf/writer.h"
 #include "kernels/registry.h"

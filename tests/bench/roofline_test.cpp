@@ -5,7 +5,7 @@
 #include <cmath>
 #include <vector>
 
-#include "engine/log.h"
+#include "engine/support/log.h"
 #include "engine/threads/thread_plan.h"
 #include "engine/threads/thread_pool.h"
 #include "kernels/registry.h"

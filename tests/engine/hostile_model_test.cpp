@@ -7,10 +7,10 @@
 #include <fstream>
 #include <limits>
 
-#include "engine/error.h"
-#include "engine/log.h"
-#include "engine/model.h"
-#include "engine/session.h"
+#include "engine/support/error.h"
+#include "engine/support/log.h"
+#include "engine/model/model.h"
+#include "engine/runtime/session.h"
 #include "gguf/file.h"
 #include "tests/engine/model_edit.h"
 #include "tests/support/shared_data.h"

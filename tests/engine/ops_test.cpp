@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/ops.h"
-#include "engine/ops_isa.h"
+#include "engine/ops/ops.h"
+#include "engine/ops/ops_isa.h"
 #include "kernels/cpu_features.h"
 #include "kernels/ref/fp16.h"
 #include "kernels/tier.h"
@@ -20,7 +20,7 @@
 namespace {
 
 // Each test of the row operations in ops_isa.h runs every instruction set this
-// CPU can run (engine/ops_isa.h), not only the one the engine picks.
+// CPU can run (engine/ops/ops_isa.h), not only the one the engine picks.
 #define FOR_EACH_OPS_ISA(v)                                           \
   for (const engine::ops::IsaOps* v : engine::ops::isa_ops_variants()) \
     if (SCOPED_TRACE(std::string("isa ") + v->isa); true)
@@ -239,6 +239,28 @@ TEST(Ops, SoftmaxAndSiluMatchTheirDefinitions) {
       for (size_t i = 0; i < n; ++i) {
         const double exact = double{x[i]} / (1.0 + std::exp(-double{x[i]})) * up[i];
         EXPECT_NEAR(gate[i], exact, 1e-6 * std::abs(exact) + 1e-30) << "i=" << i << " x=" << x[i];
+      }
+    }
+  }
+}
+
+// GeGLU (the tanh approximation of GELU, as gemma's layers use it) against its
+// definition in double, from -90 to 90: past where tanh saturates either way.
+TEST(Ops, GeluMatchesItsDefinition) {
+  FOR_EACH_OPS_ISA(v) {
+    for (size_t n : {1, 3, 8, 17, 1000}) {
+      SCOPED_TRACE("n=" + std::to_string(n));
+      std::vector<float> x = random_floats(n, static_cast<uint32_t>(n) + 7);
+      for (size_t i = 0; i < n; ++i) x[i] *= i % 2 == 0 ? 90.0f : 4.0f;
+      std::vector<float> gate = x;
+      const std::vector<float> up = random_floats(n, 98);
+      v->gelu_mul(gate.data(), up.data(), n);
+      for (size_t i = 0; i < n; ++i) {
+        const double g = x[i];
+        const double exact = 0.5 * g * (1.0 + std::tanh(0.7978845608028654 * (g + 0.044715 * g * g * g))) * up[i];
+        // tanh is 1 - 2 / (exp(2y) + 1) in float: an absolute error of a few
+        // 2^-24 in 1 + tanh, which is relative only where it is near 2.
+        EXPECT_NEAR(gate[i], exact, 1e-6 * std::abs(exact) + 4e-7 * std::abs(g * up[i]) + 1e-30) << "i=" << i << " x=" << x[i];
       }
     }
   }

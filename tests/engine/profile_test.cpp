@@ -6,9 +6,9 @@
 #include <numeric>
 #include <vector>
 
-#include "engine/model.h"
-#include "engine/profile.h"
-#include "engine/session.h"
+#include "engine/model/model.h"
+#include "engine/runtime/profile.h"
+#include "engine/runtime/session.h"
 #include "engine/threads/thread_plan.h"
 #include "engine/threads/thread_pool.h"
 #include "engine/threads/topology.h"

@@ -5,12 +5,12 @@
 
 #include <cstdlib>
 
-#include "engine/error.h"
-#include "engine/log.h"
-#include "engine/memory.h"
-#include "engine/model.h"
-#include "engine/session.h"
-#include "engine/session_memory.h"
+#include "engine/support/error.h"
+#include "engine/support/log.h"
+#include "engine/support/memory.h"
+#include "engine/model/model.h"
+#include "engine/runtime/session.h"
+#include "engine/runtime/session_memory.h"
 #include "tests/support/shared_data.h"
 
 namespace {
@@ -70,10 +70,14 @@ TEST_F(ResourceLimits, AllLogitsOfALongPromptAreChecked) {
 }
 
 TEST_F(ResourceLimits, SizesThatOverflowSaturate) {
+  // The KV cache is sized by each layer's spec, the scratch by the largest.
   engine::ModelConfig c = model_->config();
-  c.n_layer = UINT32_MAX;
   c.n_head_kv = 1u << 16;
   c.head_dim_k = c.head_dim_v = 1u << 15;
+  for (engine::LayerSpec& l : c.layers) {
+    l.attention.n_head_kv = c.n_head_kv;
+    l.attention.head_dim_k = l.attention.head_dim_v = c.head_dim_k;
+  }
   const engine::SessionMemory m = engine::session_memory_needed(c, UINT32_MAX, UINT32_MAX, engine::KvType::f32, 64);
   EXPECT_EQ(m.kv_bytes, UINT64_MAX);
   EXPECT_EQ(m.total(), UINT64_MAX);

@@ -5,8 +5,8 @@
 #include <map>
 #include <random>
 
-#include "engine/error.h"
-#include "engine/sampler.h"
+#include "engine/support/error.h"
+#include "engine/runtime/sampler.h"
 
 namespace {
 

@@ -10,9 +10,9 @@
 #include <iterator>
 #include <string>
 
-#include "engine/error.h"
-#include "engine/model.h"
-#include "engine/session.h"
+#include "engine/support/error.h"
+#include "engine/model/model.h"
+#include "engine/runtime/session.h"
 #include "tests/support/json.h"
 #include "tests/support/shared_data.h"
 

@@ -1,6 +1,6 @@
 // The memory the repacked weights and bench's probe live in: a bump allocator
 // over one reserved mapping, advised into 2 MiB pages.
-#include "engine/stream_arena.h"
+#include "engine/model/stream_arena.h"
 
 #include <gtest/gtest.h>
 

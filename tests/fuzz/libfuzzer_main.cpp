@@ -3,7 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "engine/log.h"
+#include "engine/support/log.h"
 #include "tests/fuzz/targets.h"
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {

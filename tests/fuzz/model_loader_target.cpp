@@ -6,10 +6,10 @@
 #include <span>
 #include <vector>
 
-#include "engine/error.h"
-#include "engine/model.h"
-#include "engine/sampler.h"
-#include "engine/session.h"
+#include "engine/support/error.h"
+#include "engine/model/model.h"
+#include "engine/runtime/sampler.h"
+#include "engine/runtime/session.h"
 #include "engine/tokenizer/tokenizer.h"
 #include "gguf/file.h"
 #include "tests/fuzz/fuzz_input.h"

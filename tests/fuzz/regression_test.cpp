@@ -10,8 +10,8 @@
 #include <map>
 #include <vector>
 
-#include "engine/log.h"
-#include "engine/model.h"
+#include "engine/support/log.h"
+#include "engine/model/model.h"
 #include "gguf/file.h"
 #include "tests/fuzz/fuzz_input.h"
 #include "tests/fuzz/model_synth.h"

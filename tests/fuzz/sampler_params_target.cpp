@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/error.h"
-#include "engine/sampler.h"
+#include "engine/support/error.h"
+#include "engine/runtime/sampler.h"
 #include "kernels/ref/fp16.h"
 #include "tests/fuzz/fuzz_input.h"
 #include "tests/fuzz/targets.h"

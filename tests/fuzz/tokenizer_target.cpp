@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "engine/error.h"
+#include "engine/support/error.h"
 #include "engine/tokenizer/tokenizer.h"
 #include "engine/tokenizer/unicode.h"
 #include "gguf/file.h"

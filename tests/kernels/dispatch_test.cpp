@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/kernel_plan.h"
-#include "engine/ops_isa.h"
-#include "engine/log.h"
+#include "engine/model/kernel_plan.h"
+#include "engine/ops/ops_isa.h"
+#include "engine/support/log.h"
 #include "kernels/cpu_features.h"
 #include "kernels/registry.h"
 

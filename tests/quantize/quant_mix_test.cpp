@@ -154,6 +154,23 @@ TEST(QuantMix, Llama70BGivesAttnVQ5K) {
             GgmlType::Q4_K);
 }
 
+// falcon's rules (engine/arch/quant_quirks.h): its LM head stays Q8_0, and
+// ffn_down is Q6_K in the first 16th of the layers, then Q5_K where llama's
+// would be Q6_K; the 70B rule is llama's alone.
+TEST(QuantMix, FalconKeepsItsOwnRules) {
+  const auto t = model(32, 256, 768, 256, false);
+  const auto falcon = types("Q4_K_M", false, {"falcon", 32, 8, 8, 0}, t);
+  const auto llama = types("Q4_K_M", false, {"llama", 32, 8, 8, 0}, t);
+  EXPECT_EQ(falcon.at("output.weight"), GgmlType::Q8_0);
+  EXPECT_EQ(llama.at("output.weight"), GgmlType::Q6_K);
+  EXPECT_EQ(falcon.at("blk.1.ffn_down.weight"), GgmlType::Q6_K);   // layer 1 < 32 / 16
+  EXPECT_EQ(falcon.at("blk.6.ffn_down.weight"), GgmlType::Q5_K);   // use_more_bits(6, 32)
+  EXPECT_EQ(llama.at("blk.6.ffn_down.weight"), GgmlType::Q6_K);
+  EXPECT_EQ(falcon.at("blk.5.ffn_down.weight"), GgmlType::Q4_K);
+  const auto falcon_80 = types("Q4_K_M", false, {"falcon", 80, 64, 8, 0}, model(80, 256, 768, 256, false));
+  EXPECT_EQ(falcon_80.at("blk.10.attn_v.weight"), GgmlType::Q4_K);
+}
+
 TEST(QuantMix, EightExpertModelsGetQ8_0AttentionKV) {
   const auto ty = types("Q4_K_M", false, {"llama", 4, 8, 8, 8}, model(4, 256, 768, 256, false));
   EXPECT_EQ(ty.at("blk.0.attn_v.weight"), GgmlType::Q8_0);

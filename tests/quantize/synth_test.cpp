@@ -5,8 +5,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "engine/model.h"
-#include "engine/session.h"
+#include "engine/model/model.h"
+#include "engine/runtime/session.h"
 #include "engine/tokenizer/tokenizer.h"
 #include "tests/quantize/test_util.h"
 #include "tools/common/model_writing/quantize_model.h"

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/log.h"
+#include "engine/support/log.h"
 #include "gguf/file.h"
 #include "kernels/ref/type_ops.h"
 #include "tests/support/shared_data.h"

@@ -6,8 +6,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "engine/model.h"
-#include "engine/session.h"
+#include "engine/model/model.h"
+#include "engine/runtime/session.h"
 
 namespace engine_test {
 namespace {

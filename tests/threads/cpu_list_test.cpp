@@ -1,7 +1,7 @@
 // CPU list parsing and formatting, and the MIDR table.
 #include <gtest/gtest.h>
 
-#include "engine/error.h"
+#include "engine/support/error.h"
 #include "engine/threads/cpu_list.h"
 #include "engine/threads/midr.h"
 

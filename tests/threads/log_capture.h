@@ -6,7 +6,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/log.h"
+#include "engine/support/log.h"
 
 namespace threads_test {
 

@@ -11,7 +11,7 @@
 #include <random>
 #include <vector>
 
-#include "engine/log.h"
+#include "engine/support/log.h"
 #include "engine/threads/parallel_matmul.h"
 #include "kernels/ref/matmul_ref.h"
 #include "kernels/ref/type_ops.h"

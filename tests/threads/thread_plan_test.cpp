@@ -2,7 +2,7 @@
 // they reach the log sink.
 #include <gtest/gtest.h>
 
-#include "engine/error.h"
+#include "engine/support/error.h"
 #include "engine/threads/thread_plan.h"
 #include "engine/threads/topology.h"
 #include "log_capture.h"

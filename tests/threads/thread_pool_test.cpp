@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/log.h"
+#include "engine/support/log.h"
 #include "engine/threads/affinity.h"
 #include "engine/threads/cpu_list.h"
 #include "engine/threads/thread_pool.h"

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <random>
 
-#include "engine/error.h"
+#include "engine/support/error.h"
 #include "tests/support/shared_data.h"
 #include "tests/tokenizer/test_util.h"
 

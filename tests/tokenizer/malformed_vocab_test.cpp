@@ -5,8 +5,8 @@
 #include <cmath>
 #include <functional>
 
-#include "engine/error.h"
-#include "engine/log.h"
+#include "engine/support/error.h"
+#include "engine/support/log.h"
 #include "engine/tokenizer/tokenizer.h"
 #include "gguf/file.h"
 #include "gguf/writer.h"

@@ -6,7 +6,7 @@
 #include <random>
 #include <sstream>
 
-#include "engine/error.h"
+#include "engine/support/error.h"
 #include "tests/support/shared_data.h"
 #include "tests/tokenizer/test_util.h"
 

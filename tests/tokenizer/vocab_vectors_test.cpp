@@ -3,7 +3,7 @@
 // tokens not parsed), and decode back to itself.
 #include <gtest/gtest.h>
 
-#include "engine/error.h"
+#include "engine/support/error.h"
 #include "tests/support/shared_data.h"
 #include "tests/tokenizer/test_util.h"
 

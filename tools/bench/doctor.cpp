@@ -10,11 +10,11 @@
 #include <memory>
 #include <string>
 
-#include "engine/log.h"
-#include "engine/memory.h"
-#include "engine/model.h"
+#include "engine/support/log.h"
+#include "engine/support/memory.h"
+#include "engine/model/model.h"
 #include "engine/threads/topology.h"
-#include "engine/version.h"
+#include "engine/support/version.h"
 #include "kernels/registry.h"
 #include "tools/bench/doctor_checks.h"
 #include "tools/bench/environment.h"

@@ -7,7 +7,7 @@
 #include <sstream>
 #include <thread>
 
-#include "engine/log.h"
+#include "engine/support/log.h"
 #include "gguf/ggml_types.h"
 #include "kernels/registry.h"
 #include "tools/bench/environment.h"
@@ -211,7 +211,7 @@ void steal_check(double steal, std::vector<Check>& out) {
 }
 
 // The engine asks for 2 MiB pages for the repacked weights
-// (engine/stream_arena.h); the kernel gives them unless the mode is "never".
+// (engine/model/stream_arena.h); the kernel gives them unless the mode is "never".
 void huge_page_check(const DoctorInput& in, const DeviceInfo& device, std::vector<Check>& out) {
   const std::string& mode = device.transparent_huge_pages;
   if (mode == "never") {

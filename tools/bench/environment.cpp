@@ -7,10 +7,10 @@
 #include <map>
 #include <sstream>
 
-#include "engine/stream_arena.h"
+#include "engine/model/stream_arena.h"
 #include "engine/threads/cpu_list.h"
 #include "engine/threads/midr.h"
-#include "engine/version.h"
+#include "engine/support/version.h"
 
 namespace bench {
 namespace {

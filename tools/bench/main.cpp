@@ -12,7 +12,7 @@
 #include <cstdio>
 #include <string>
 
-#include "engine/log.h"
+#include "engine/support/log.h"
 #include "gguf/writer_output.h"
 #include "tools/bench/diagnosis.h"
 #include "tools/bench/measure.h"

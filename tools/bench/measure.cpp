@@ -11,12 +11,12 @@
 #include <random>
 #include <thread>
 
-#include "engine/log.h"
-#include "engine/memory.h"
-#include "engine/model.h"
-#include "engine/profile.h"
-#include "engine/sampler.h"
-#include "engine/session.h"
+#include "engine/support/log.h"
+#include "engine/support/memory.h"
+#include "engine/model/model.h"
+#include "engine/runtime/profile.h"
+#include "engine/runtime/sampler.h"
+#include "engine/runtime/session.h"
 #include "engine/threads/thread_plan.h"
 #include "engine/threads/thread_pool.h"
 #include "engine/threads/topology.h"
@@ -354,6 +354,7 @@ Report run_bench(const BenchOptions& o, const std::string& command_line) {
       sp.kv_type = o.kv_type == "f32" ? engine::KvType::f32 : engine::KvType::f16;
       sp.pool = &pool;
       engine::Session session(*model, sp);
+      run.model.kv_layers = engine::describe_uses(session.kv_cache().uses());
       Workload work{std::mt19937(o.seed), cfg.n_vocab};
 
       run.before = take_snapshot(fs, topology);
@@ -467,13 +468,20 @@ Report run_bench(const BenchOptions& o, const std::string& command_line) {
       RooflineInputs in;
       in.probe_gb_s = run.probe.buffer_bytes > 0 ? probe_reference_gb_s(run.probe) : kUnknown;
       in.weight_bytes_per_token = base.weight_bytes_per_token;
-      const size_t kv_elem = o.kv_type == "f32" ? 4 : 2;
+      const engine::KvType sp_kv_type = o.kv_type == "f32" ? engine::KvType::f32 : engine::KvType::f16;
       if (const TestResult* d = first_of_kind(run, "decode")) {
         in.decode_tokens_per_s = d->tokens_per_s.median;
         in.decode_samples = d->tokens_per_s.samples;
         in.probe_between = run.probe.gb_per_s_between.samples;
         const double mid = d->n_depth + d->n_gen / 2.0;
-        in.kv_bytes_per_token = static_cast<uint64_t>(mid * cfg.n_layer * (cfg.kv_dim_k() + cfg.kv_dim_v()) * kv_elem);
+        // Every layer's cache read once at the middle depth (engine/runtime/kv_cache.h):
+        // all positions so far, or no more than a windowed layer's window.
+        double kv_bytes = 0;
+        for (const engine::CacheUse& u : engine::cache_uses(cfg, 1, 1, sp_kv_type)) {
+          const double positions = u.window != 0 ? std::min<double>(mid, u.window) : mid;
+          kv_bytes += positions * static_cast<double>(u.n_layers) * static_cast<double>(u.bytes_per_position);
+        }
+        in.kv_bytes_per_token = static_cast<uint64_t>(kv_bytes);
       }
       if (const TestResult* p = first_of_kind(run, "prefill")) {
         in.prefill_tokens_per_s = p->tokens_per_s.median;

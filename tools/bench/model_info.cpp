@@ -2,7 +2,7 @@
 
 #include <map>
 
-#include "engine/ops_isa.h"
+#include "engine/ops/ops_isa.h"
 #include "gguf/ggml_types.h"
 #include "tools/common/fallback_advice.h"
 

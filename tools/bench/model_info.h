@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "engine/model.h"
+#include "engine/model/model.h"
 #include "kernels/registry.h"
 #include "tools/bench/report.h"
 

@@ -5,7 +5,7 @@
 #include <chrono>
 #include <vector>
 
-#include "engine/stream_arena.h"
+#include "engine/model/stream_arena.h"
 #include "engine/threads/parallel_matmul.h"
 #include "kernels/cpu_features.h"
 #if defined(__x86_64__)

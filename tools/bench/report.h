@@ -117,13 +117,14 @@ struct ModelInfo {
   // Where a type is on a fallback: the quantize command to a type that runs at
   // full speed here, with the measured speed-up (tools/common/fallback_advice.h).
   std::vector<std::string> fallback_advice;
-  std::string ops_isa = "unknown";  // instruction set of the attention row operations (engine/ops_isa.h)
+  std::string ops_isa = "unknown";  // instruction set of the attention row operations (engine/ops/ops_isa.h)
   std::string kv_type = "f16";
+  std::string kv_layers;  // the cache by kind of layer: "22 attention layers x 44.0 MiB"; empty: unknown
   double load_ms = kUnknown;
   uint64_t rss_before_load_bytes = 0;   // the process alone (binary, libraries, threads); 0 unknown
   uint64_t rss_after_load_bytes = 0;    // 0 unknown
   uint64_t peak_rss_bytes = 0;          // at the end of the run
-  uint64_t repacked_bytes = 0;          // matrices in a kernel's layout (engine/stream_arena.h)
+  uint64_t repacked_bytes = 0;          // matrices in a kernel's layout (engine/model/stream_arena.h)
   uint64_t repacked_huge_page_bytes = 0;  // of them, in 2 MiB pages after load
 };
 

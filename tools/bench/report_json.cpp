@@ -152,6 +152,7 @@ void write_model(JsonWriter& j, const ModelInfo& m) {
   j.end_array();
   strings(j, "fallback_advice", m.fallback_advice);
   str(j, "kv_type", m.kv_type);
+  str(j, "kv_layers", m.kv_layers);
   num(j, "load_ms", m.load_ms);
   u64(j, "rss_before_load_bytes", m.rss_before_load_bytes);
   u64(j, "rss_after_load_bytes", m.rss_after_load_bytes);

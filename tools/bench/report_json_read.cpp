@@ -134,6 +134,7 @@ Report report_from_json(const JsonValue& json) {
     }
     run.model.fallback_advice = rstrings(m["fallback_advice"]);
     run.model.kv_type = m["kv_type"].string("unknown");
+    run.model.kv_layers = m["kv_layers"].string("");
     run.model.load_ms = rnum(m["load_ms"]);
     run.model.rss_before_load_bytes = ru64(m["rss_before_load_bytes"]);
     run.model.rss_after_load_bytes = ru64(m["rss_after_load_bytes"]);

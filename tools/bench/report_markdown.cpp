@@ -268,6 +268,7 @@ std::string report_markdown(const Report& r) {
     }
     o << ", peak " << fmt_bytes(m.peak_rss_bytes) << "; load " << fmt_double(m.load_ms, 0) << " ms; KV cache "
       << m.kv_type;
+    if (!m.kv_layers.empty()) o << " (" << m.kv_layers << ")";
     if (m.repacked_bytes > 0) {
       o << "; repacked weights " << fmt_bytes(m.repacked_bytes) << ", "
         << fmt_bytes_or_none(m.repacked_huge_page_bytes) << " of them in 2 MiB pages";

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/kernel_plan.h"
+#include "engine/model/kernel_plan.h"
 #include "gguf/file.h"
 #include "kernels/matmul.h"
 

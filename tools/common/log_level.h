@@ -7,7 +7,7 @@
 //     the debug lines.
 #pragma once
 
-#include "engine/log.h"
+#include "engine/support/log.h"
 
 namespace tools {
 

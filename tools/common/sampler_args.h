@@ -3,7 +3,7 @@
 // its field is an error naming the option instead of a silent wrap-around.
 #pragma once
 
-#include "engine/sampler.h"
+#include "engine/runtime/sampler.h"
 #include "tools/common/args.h"
 
 namespace tools {

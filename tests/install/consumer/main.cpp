@@ -1,7 +1,7 @@
 // Opens a GGUF file through the installed library and prints what it holds.
 #include <cstdio>
 
-#include "engine/version.h"
+#include "engine/support/version.h"
 #include "gguf/file.h"
 
 int main(int argc, char** argv) {

@@ -4,6 +4,8 @@
 #include <cctype>
 #include <numeric>
 
+#include "engine/arch/quant_quirks.h"
+
 namespace tools {
 namespace {
 
@@ -93,14 +95,14 @@ struct MixState {
   int n_attention_wv = 0, i_attention_wv = 0;
   int n_ffn_down = 0, i_ffn_down = 0;
 
-  bool is_70b() const {
-    return model.arch == "llama" && model.n_layer == 80 && model.n_head != model.n_head_kv;
-  }
+  const engine::arch::QuantQuirks quirks = engine::arch::quant_quirks(model.arch);
+
+  bool is_70b() const { return quirks.llama_70b_attn_v && model.n_layer == 80 && model.n_head != model.n_head_kv; }
 
   // llama_tensor_get_type_impl, for the targets offered here.
   GgmlType mix_type(GgmlType t, const TensorDesc& d, Category c) {
     const bool q4km = target.mix == Mix::q4_k_m, q5km = target.mix == Mix::q5_k_m;
-    const bool falcon = model.arch == "falcon";
+    const bool falcon = quirks.falcon_rules;
     if (c == Category::output || (tied && c == Category::token_embd)) {
       if (falcon || d.ne[0] % block_size(t) != 0) {
         t = GgmlType::Q8_0;

@@ -9,7 +9,7 @@
 #include <memory>
 #include <optional>
 
-#include "engine/memory.h"
+#include "engine/support/memory.h"
 #include "engine/threads/thread_pool.h"
 #include "gguf/file.h"
 #include "gguf/writer.h"

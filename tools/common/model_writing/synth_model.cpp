@@ -6,12 +6,14 @@
 #include <memory>
 #include <numbers>
 
-#include "engine/memory.h"
+#include "engine/arch/registry.h"
+#include "engine/support/memory.h"
 #include "engine/threads/thread_pool.h"
 #include "gguf/file.h"
 #include "gguf/writer.h"
 #include "tools/common/model_writing/quant_mix.h"
 #include "tools/common/model_writing/row_stream.h"
+#include "tools/common/model_writing/synth_tensors.h"
 #include "tools/common/plural.h"
 
 namespace tools {
@@ -46,97 +48,64 @@ struct GenTensor {
   std::vector<float> fixed;  // rope_freqs: computed, not random
 };
 
-std::vector<GenTensor> tensors_of(const SynthShape& s, uint32_t n_vocab) {
-  std::vector<GenTensor> out;
-  auto add = [&](std::string name, std::initializer_list<uint64_t> ne, double offset, double scale) {
-    GenTensor g;
-    g.desc.name = std::move(name);
-    g.desc.n_dims = static_cast<uint32_t>(ne.size());
-    std::copy(ne.begin(), ne.end(), g.desc.ne.begin());
-    g.offset = offset;
-    g.scale = scale;
-    out.push_back(std::move(g));
-  };
-  auto matrix = [&](std::string name, uint64_t in, uint64_t rows) {
-    add(std::move(name), {in, rows}, 0.0, 1.0 / std::sqrt(static_cast<double>(in)));
-  };
-  auto norm = [&](std::string name, uint64_t n) { add(std::move(name), {n}, 1.0, 0.1); };
-  const uint64_t q_dim = uint64_t{s.n_head} * s.head_dim, kv_dim = uint64_t{s.n_head_kv} * s.head_dim;
+// convert_hf_to_gguf.py (LlamaModel): per frequency pair of the n_rot
+// rotated dimensions, 1 above the high frequency cutoff, `factor` below the
+// low one, smoothly between.
+std::vector<float> llama3_rope_factors(const SynthShape& s, uint32_t n_rot) {
+  std::vector<float> out;
+  const double low_wavelen = s.rope_original_ctx / static_cast<double>(s.rope_low_freq_factor);
+  const double high_wavelen = s.rope_original_ctx / static_cast<double>(s.rope_high_freq_factor);
+  for (uint32_t i = 0; i < n_rot; i += 2) {
+    const double freq = 1.0 / std::pow(static_cast<double>(s.rope_base), i / static_cast<double>(n_rot));
+    const double wavelen = 2.0 * std::numbers::pi / freq;
+    double f;
+    if (wavelen < high_wavelen) {
+      f = 1.0;
+    } else if (wavelen > low_wavelen) {
+      f = s.rope_factor;
+    } else {
+      const double smooth = (s.rope_original_ctx / wavelen - s.rope_low_freq_factor) /
+                            (s.rope_high_freq_factor - s.rope_low_freq_factor);
+      f = 1.0 / ((1.0 - smooth) / s.rope_factor + smooth);
+    }
+    out.push_back(static_cast<float>(f));
+  }
+  return out;
+}
 
-  matrix("token_embd.weight", s.n_embd, n_vocab);
-  if (s.rope_factor > 0.0f) {
-    // convert_hf_to_gguf.py (LlamaModel): per frequency pair, 1 above the high
-    // frequency cutoff, `factor` below the low one, smoothly between.
+// The description's tensors with the values synth fills them with.
+std::vector<GenTensor> tensors_of(const SynthShape& s, uint32_t n_vocab) {
+  using engine::arch::TensorKind;
+  const engine::ModelConfig c = synth_config(s, n_vocab);
+  std::vector<GenTensor> out;
+  for (SynthTensor& t : synth_tensors(c, s)) {
     GenTensor g;
-    g.desc.name = "rope_freqs.weight";
-    g.desc.n_dims = 1;
-    g.desc.ne[0] = s.head_dim / 2;
-    const double low_wavelen = s.rope_original_ctx / static_cast<double>(s.rope_low_freq_factor);
-    const double high_wavelen = s.rope_original_ctx / static_cast<double>(s.rope_high_freq_factor);
-    for (uint32_t i = 0; i < s.head_dim; i += 2) {
-      const double freq = 1.0 / std::pow(static_cast<double>(s.rope_base), i / static_cast<double>(s.head_dim));
-      const double wavelen = 2.0 * std::numbers::pi / freq;
-      double f;
-      if (wavelen < high_wavelen) {
-        f = 1.0;
-      } else if (wavelen > low_wavelen) {
-        f = s.rope_factor;
-      } else {
-        const double smooth = (s.rope_original_ctx / wavelen - s.rope_low_freq_factor) /
-                              (s.rope_high_freq_factor - s.rope_low_freq_factor);
-        f = 1.0 / ((1.0 - smooth) / s.rope_factor + smooth);
-      }
-      g.fixed.push_back(static_cast<float>(f));
+    g.desc.name = std::move(t.name);
+    g.desc.n_dims = static_cast<uint32_t>(t.ne.size());
+    std::copy(t.ne.begin(), t.ne.end(), g.desc.ne.begin());
+    switch (t.kind) {
+      case TensorKind::embedding:
+      case TensorKind::matrix: g.scale = 1.0 / std::sqrt(static_cast<double>(t.ne[0])); break;
+      case TensorKind::norm: g.offset = 1.0, g.scale = 0.1; break;
+      case TensorKind::bias: g.scale = 0.5; break;
+      case TensorKind::rope_factors: g.fixed = llama3_rope_factors(s, static_cast<uint32_t>(2 * t.ne[0])); break;
     }
     out.push_back(std::move(g));
   }
-  for (uint32_t l = 0; l < s.n_layer; ++l) {
-    const std::string b = "blk." + std::to_string(l) + ".";
-    norm(b + "attn_norm.weight", s.n_embd);
-    matrix(b + "attn_q.weight", s.n_embd, q_dim);
-    matrix(b + "attn_k.weight", s.n_embd, kv_dim);
-    matrix(b + "attn_v.weight", s.n_embd, kv_dim);
-    if (s.arch == "qwen2") {
-      add(b + "attn_q.bias", {q_dim}, 0.0, 0.5);
-      add(b + "attn_k.bias", {kv_dim}, 0.0, 0.5);
-      add(b + "attn_v.bias", {kv_dim}, 0.0, 0.5);
-    }
-    if (s.arch == "qwen3") {
-      norm(b + "attn_q_norm.weight", s.head_dim);
-      norm(b + "attn_k_norm.weight", s.head_dim);
-    }
-    matrix(b + "attn_output.weight", q_dim, s.n_embd);
-    norm(b + "ffn_norm.weight", s.n_embd);
-    matrix(b + "ffn_gate.weight", s.n_embd, s.n_ff);
-    matrix(b + "ffn_up.weight", s.n_embd, s.n_ff);
-    matrix(b + "ffn_down.weight", s.n_ff, s.n_embd);
-  }
-  norm("output_norm.weight", s.n_embd);
-  if (!s.tied) matrix("output.weight", s.n_embd, n_vocab);
   return out;
 }
 
 void set_hyperparameters(gguf::Writer& w, const SynthShape& s, uint32_t n_vocab, uint64_t seed) {
-  const std::string p = s.arch + ".";
   w.set_string("general.architecture", s.arch);
   w.set_string("general.name", "synth-" + s.name);
   w.set_string("general.description", "random weights written by synth (seed " + std::to_string(seed) +
                                           "), shape of " + s.name + ": not a trained model");
-  w.set_u32(p + "context_length", s.n_ctx);
-  w.set_u32(p + "embedding_length", s.n_embd);
-  w.set_u32(p + "block_count", s.n_layer);
-  w.set_u32(p + "feed_forward_length", s.n_ff);
-  w.set_u32(p + "attention.head_count", s.n_head);
-  w.set_u32(p + "attention.head_count_kv", s.n_head_kv);
-  w.set_f32(p + "rope.freq_base", s.rope_base);
-  w.set_f32(p + "attention.layer_norm_rms_epsilon", s.rms_eps);
-  if (s.arch == "qwen3" || uint64_t{s.head_dim} * s.n_head != s.n_embd) {
-    w.set_u32(p + "attention.key_length", s.head_dim);
-    w.set_u32(p + "attention.value_length", s.head_dim);
-  }
-  if (s.arch == "llama") {  // as convert_hf_to_gguf.py writes them
-    w.set_u32(p + "vocab_size", n_vocab);
-    w.set_u32(p + "rope.dimension_count", s.head_dim);
+  for (const SynthKey& k : synth_keys(synth_config(s, n_vocab), s)) {
+    if (k.is_float) {
+      w.set_f32(k.key, static_cast<float>(k.value));
+    } else {
+      w.set_u32(k.key, static_cast<uint32_t>(k.value));
+    }
   }
 }
 
@@ -204,8 +173,8 @@ void validate_shape(const SynthShape& s, bool own_vocab) {
   auto positive = [](const char* field, uint64_t v) {
     if (v == 0) throw SynthError(std::string(field) + " must be positive");
   };
-  if (s.arch != "llama" && s.arch != "qwen2" && s.arch != "qwen3") {
-    throw SynthError("--arch '" + s.arch + "' is not supported (llama, qwen2, qwen3)");
+  if (engine::arch::find_architecture(s.arch) == nullptr) {
+    throw SynthError("--arch '" + s.arch + "' is not supported (" + engine::arch::architecture_names() + ")");
   }
   positive("--n-embd", s.n_embd);
   positive("--n-layer", s.n_layer);

@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "tools/common/model_writing/synth_tensors.h"
+
 namespace tools {
 namespace {
 
@@ -74,13 +76,20 @@ std::vector<SynthShape> make_shapes() {
 }  // namespace
 
 uint64_t SynthShape::n_params() const {
-  const uint64_t q = uint64_t{n_head} * head_dim, kv = uint64_t{n_head_kv} * head_dim;
-  uint64_t layer = n_embd * (q + 2 * kv) + q * n_embd + 3 * uint64_t{n_embd} * n_ff + 2 * n_embd;
-  if (arch == "qwen2") layer += q + 2 * kv;
-  if (arch == "qwen3") layer += 2 * head_dim;
-  uint64_t total = layer * n_layer + uint64_t{n_vocab} * n_embd * (tied ? 1 : 2) + n_embd;
-  if (rope_factor > 0) total += head_dim / 2;
+  uint64_t total = 0;
+  for (const SynthTensor& t : synth_tensors(synth_config(*this, n_vocab), *this)) {
+    uint64_t n = 1;
+    for (uint64_t d : t.ne) n *= d;
+    total += n;
+  }
   return total;
+}
+
+const SynthShape* default_shape(std::string_view arch) {
+  for (const SynthShape& s : named_shapes()) {
+    if (s.arch == arch) return &s;
+  }
+  return nullptr;
 }
 
 std::span<const SynthShape> named_shapes() {

@@ -11,7 +11,7 @@ namespace tools {
 
 struct SynthShape {
   std::string name;        // "llama-2-7b", or "custom"
-  std::string arch;        // llama | qwen2 | qwen3 (qwen2: Q/K/V biases; qwen3: Q/K norms)
+  std::string arch;        // a registered architecture (engine/arch/registry.h): llama, qwen2, qwen3
   uint32_t n_embd = 0;     // hidden_size
   uint32_t n_layer = 0;    // num_hidden_layers
   uint32_t n_head = 0;     // num_attention_heads
@@ -32,11 +32,14 @@ struct SynthShape {
   uint32_t rope_original_ctx = 0;
   std::string source;  // where the numbers come from
 
-  uint64_t n_params() const;  // weights in the file
+  uint64_t n_params() const;  // weights in the file (of a registered architecture)
 };
 
 std::span<const SynthShape> named_shapes();
 const SynthShape* find_shape(std::string_view name);  // nullptr when unknown
 std::string shape_names();                            // "tinyllama-1.1b, llama-3.2-1b, ..."
+// The first named shape of an architecture (its typical values for a custom
+// shape, e.g. rms_eps), nullptr when none is.
+const SynthShape* default_shape(std::string_view arch);
 
 }  // namespace tools

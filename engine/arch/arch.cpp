@@ -1,0 +1,156 @@
+#include "engine/arch/arch.h"
+
+#include <cmath>
+
+#include "engine/model/model_config.h"
+
+namespace engine {
+
+const char* mixer_kind_name(MixerKind k) {
+  switch (k) {
+    case MixerKind::attention: return "attention";
+  }
+  return "?";
+}
+
+const char* activation_name(Activation a) {
+  switch (a) {
+    case Activation::silu: return "silu";
+    case Activation::gelu: return "gelu";
+  }
+  return "?";
+}
+
+}  // namespace engine
+
+namespace engine::arch {
+namespace {
+
+bool has_qkv_bias(const LayerSpec& l) { return l.attention.qkv_bias; }
+bool has_qk_norm(const LayerSpec& l) { return l.attention.qk_norm; }
+bool has_post_mixer_norm(const LayerSpec& l) { return l.post_mixer_norm; }
+bool has_post_ffn_norm(const LayerSpec& l) { return l.post_ffn_norm; }
+
+}  // namespace
+
+const char* dim_name(Dim d) {
+  switch (d) {
+    case Dim::n_embd: return "n_embd";
+    case Dim::n_vocab: return "n_vocab";
+    case Dim::n_ff: return "n_ff";
+    case Dim::q_dim: return "q_dim";
+    case Dim::kv_dim_k: return "kv_dim_k";
+    case Dim::kv_dim_v: return "kv_dim_v";
+    case Dim::attn_out: return "attn_out";
+    case Dim::head_dim_k: return "head_dim_k";
+    case Dim::rope_pairs: return "rope_pairs";
+  }
+  return "?";
+}
+
+std::vector<TensorSpec> transformer_tensors() {
+  using D = Dim;
+  using K = TensorKind;
+  using L = LayerWeights;
+  using G = GlobalWeights;
+  return {
+      {"token_embd.weight", K::embedding, {D::n_embd, D::n_vocab}, std::monostate{}, false},
+      {"output_norm.weight", K::norm, {D::n_embd}, &G::output_norm, false},
+      {"output.weight", K::matrix, {D::n_embd, D::n_vocab}, &G::output, false, false, nullptr, "token_embd.weight"},
+      {"rope_freqs.weight", K::rope_factors, {D::rope_pairs}, &G::rope_freqs, false, false},
+      {"attn_norm.weight", K::norm, {D::n_embd}, &L::attn_norm},
+      {"attn_q.weight", K::matrix, {D::n_embd, D::q_dim}, &L::wq},
+      {"attn_k.weight", K::matrix, {D::n_embd, D::kv_dim_k}, &L::wk},
+      {"attn_v.weight", K::matrix, {D::n_embd, D::kv_dim_v}, &L::wv},
+      {"attn_q.bias", K::bias, {D::q_dim}, &L::q_bias, true, true, has_qkv_bias},
+      {"attn_k.bias", K::bias, {D::kv_dim_k}, &L::k_bias, true, true, has_qkv_bias},
+      {"attn_v.bias", K::bias, {D::kv_dim_v}, &L::v_bias, true, true, has_qkv_bias},
+      {"attn_q_norm.weight", K::norm, {D::head_dim_k}, &L::q_norm, true, true, has_qk_norm},
+      {"attn_k_norm.weight", K::norm, {D::head_dim_k}, &L::k_norm, true, true, has_qk_norm},
+      {"attn_output.weight", K::matrix, {D::attn_out, D::n_embd}, &L::wo},
+      {"post_attention_norm.weight", K::norm, {D::n_embd}, &L::post_attn_norm, true, true, has_post_mixer_norm},
+      {"ffn_norm.weight", K::norm, {D::n_embd}, &L::ffn_norm},
+      {"ffn_gate.weight", K::matrix, {D::n_embd, D::n_ff}, &L::w_gate},
+      {"ffn_up.weight", K::matrix, {D::n_embd, D::n_ff}, &L::w_up},
+      {"ffn_down.weight", K::matrix, {D::n_ff, D::n_embd}, &L::w_down},
+      {"post_ffw_norm.weight", K::norm, {D::n_embd}, &L::post_ffn_norm, true, true, has_post_ffn_norm},
+  };
+}
+
+std::vector<KeySpec> transformer_keys() {
+  using P = Param;
+  using W = Written;
+  return {
+      {"context_length", P::context_length, true},
+      {"embedding_length", P::embedding_length, true},
+      {"block_count", P::block_count, true},
+      {"feed_forward_length", P::feed_forward_length, true, true},
+      {"attention.head_count", P::head_count, true, true},
+      {"attention.head_count_kv", P::head_count_kv, false, true},
+      {"rope.freq_base", P::rope_freq_base},
+      {"attention.layer_norm_rms_epsilon", P::rms_epsilon, true},
+      {"attention.key_length", P::key_length, false, false, W::if_not_default},
+      {"attention.value_length", P::value_length, false, false, W::if_not_default},
+      {"vocab_size", P::vocab_size, false, false, W::never},
+      {"rope.dimension_count", P::rope_dimension_count, false, false, W::never},
+      {"rope.scaling.type", P::rope_scaling_type, false, false, W::never},
+      {"rope.scaling.factor", P::rope_scaling_factor, false, false, W::never},
+  };
+}
+
+std::vector<KeySpec> written(std::vector<KeySpec> keys, Param p, Written w) {
+  for (KeySpec& k : keys) {
+    if (k.param == p) k.written = w;
+  }
+  return keys;
+}
+
+LayerSpec transformer_layer(const ModelConfig& c, uint32_t il) {
+  LayerSpec l;
+  l.mixer = MixerKind::attention;
+  AttentionSpec& a = l.attention;
+  a.n_head = c.layer_n_head[il];
+  a.n_head_kv = c.layer_n_head_kv[il];
+  a.head_dim_k = c.head_dim_k;
+  a.head_dim_v = c.head_dim_v;
+  a.rope = {c.n_rot, ops::RopeStyle::normal, c.rope_freq_base, c.rope_freq_scale, true};
+  a.scale = 1.0f / std::sqrt(static_cast<float>(a.head_dim_k));
+  l.n_ff = c.layer_n_ff[il];
+  l.activation = Activation::silu;
+  return l;
+}
+
+uint64_t resolve_dim(Dim d, const ModelConfig& c, const LayerSpec& l) {
+  const AttentionSpec& a = l.attention;
+  switch (d) {
+    case Dim::n_embd: return c.n_embd;
+    case Dim::n_vocab: return c.n_vocab;
+    case Dim::n_ff: return l.n_ff;
+    case Dim::q_dim: return a.q_dim();
+    case Dim::kv_dim_k: return a.kv_dim_k();
+    case Dim::kv_dim_v: return a.kv_dim_v();
+    case Dim::attn_out: return a.out_dim();
+    case Dim::head_dim_k: return a.head_dim_k;
+    case Dim::rope_pairs: return a.rope.n_rot / 2;
+  }
+  return 0;
+}
+
+std::vector<uint64_t> tensor_shape(const TensorSpec& t, const ModelConfig& c, uint32_t il) {
+  std::vector<uint64_t> shape;
+  for (Dim d : t.shape) shape.push_back(resolve_dim(d, c, c.layers[t.per_layer ? il : 0]));
+  return shape;
+}
+
+std::string tensor_name(const TensorSpec& t, uint32_t il) {
+  return t.per_layer ? "blk." + std::to_string(il) + "." + t.name : std::string(t.name);
+}
+
+const KeySpec* find_key(const Architecture& a, Param p) {
+  for (const KeySpec& k : a.keys) {
+    if (k.param == p) return &k;
+  }
+  return nullptr;
+}
+
+}  // namespace engine::arch

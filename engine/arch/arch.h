@@ -1,0 +1,127 @@
+// An architecture as a description: the metadata keys it reads, the tensors
+// it has, and what each layer computes. The loader (engine/model/model.cpp) and the
+// model writer (`synth`) both walk these tables, and the forward pass
+// (engine/runtime/session.cpp) reads only the per-layer spec, so a new family is one
+// file here plus one line in registry.cpp (and a mixer in engine/mixers/ when
+// its layers mix tokens another way).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "engine/arch/layer_spec.h"
+#include "engine/model/model_weights.h"
+
+namespace engine {
+struct ModelConfig;
+}
+
+namespace engine::arch {
+
+// The hyperparameters a key can carry. A key is "<arch>." + its suffix.
+enum class Param : uint8_t {
+  context_length,        // u32
+  embedding_length,      // u32
+  block_count,           // u32
+  feed_forward_length,   // u32, per layer allowed
+  head_count,            // u32, per layer allowed
+  head_count_kv,         // u32, per layer allowed (default head_count)
+  key_length,            // u32 (default embedding_length / head_count)
+  value_length,          // u32 (default key_length)
+  rope_dimension_count,  // u32 (default key_length)
+  rope_freq_base,        // float (default 10000)
+  rope_scaling_type,     // string: none | linear
+  rope_scaling_factor,   // float, required with linear scaling
+  rms_epsilon,           // float
+  vocab_size,            // u32 (default the tokenizer's, else token_embd's rows)
+};
+
+// When a converter writes a key (synth writes what llama.cpp's converter does).
+enum class Written : uint8_t { always, if_not_default, never };
+
+struct KeySpec {
+  const char* suffix;  // "attention.head_count_kv"
+  Param param;
+  bool required = false;
+  bool per_layer = false;  // an array of block_count values is read as one value per layer
+  Written written = Written::always;
+};
+
+// A size in which a tensor dimension is given, resolved from the model's
+// hyperparameters and the layer's spec (resolve_dim in arch.cpp).
+enum class Dim : uint8_t {
+  n_embd,
+  n_vocab,
+  n_ff,        // the layer's feed-forward width
+  q_dim,       // n_head x head_dim_k
+  kv_dim_k,    // n_head_kv x head_dim_k
+  kv_dim_v,    // n_head_kv x head_dim_v
+  attn_out,    // n_head x head_dim_v, the attention output
+  head_dim_k,
+  rope_pairs,  // n_rot / 2
+};
+const char* dim_name(Dim d);
+
+// What a tensor is, which tells the loader how to hold it and synth how to
+// fill it: matrices N(0, 1/sqrt(row length)), norms 1 + N(0, 0.1), biases
+// N(0, 0.5), the llama3 rope factors computed.
+enum class TensorKind : uint8_t { embedding, matrix, norm, bias, rope_factors };
+
+// Where the loader puts a tensor.
+using Slot = std::variant<std::monostate,                    // token_embd (Model keeps the tensor itself)
+                          Linear GlobalWeights::*, std::vector<float> GlobalWeights::*,
+                          Linear LayerWeights::*, std::vector<float> LayerWeights::*>;
+
+struct TensorSpec {
+  const char* name;  // "token_embd.weight"; per layer without the "blk.N." prefix
+  TensorKind kind;
+  std::vector<Dim> shape;  // GGUF order: ne[0] (the row length) first
+  Slot slot;
+  bool per_layer = true;
+  bool required = true;
+  // Per-layer tensors present only where the spec says (nullptr: every layer).
+  bool (*present)(const LayerSpec&) = nullptr;
+  // An absent optional tensor stands in for by this one (the tied LM head).
+  const char* fallback = nullptr;
+};
+
+struct Architecture {
+  std::string name;  // general.architecture
+  std::vector<KeySpec> keys;
+  std::vector<TensorSpec> tensors;
+  // Layer `il`'s spec from the hyperparameters read (c.layers is not set yet;
+  // the per-layer values are in c's per-layer arrays).
+  LayerSpec (*layer)(const ModelConfig& c, uint32_t il) = nullptr;
+  // Whole-model scalings: the embedding multiplier (1: none) and the soft-cap
+  // of the final logits (0: none).
+  float embed_scale = 1.0f;
+  float final_softcap = 0.0f;
+};
+
+// The tensors every layer of a pre-norm transformer has whichever family
+// (attn_norm, attn_q/k/v/output, ffn_norm, ffn_gate/up/down), the global ones
+// (token_embd, output_norm, output tied to token_embd when absent,
+// rope_freqs), and the optional per-layer ones switched by the spec (Q/K/V
+// biases, Q/K norms, post-norms).
+std::vector<TensorSpec> transformer_tensors();
+// The keys llama.cpp's llama, qwen2 and qwen3 read, in the order its
+// converter writes them, the optional ones written only when they differ from
+// their default; `written` changes that for one key.
+std::vector<KeySpec> transformer_keys();
+std::vector<KeySpec> written(std::vector<KeySpec> keys, Param p, Written w);
+// The spec llama's layers have (normal RoPE, SwiGLU, 1/sqrt(head_dim) scale),
+// from the per-layer hyperparameters: the base the other families adjust.
+LayerSpec transformer_layer(const ModelConfig& c, uint32_t il);
+
+// The size of `d` for a layer spec.
+uint64_t resolve_dim(Dim d, const ModelConfig& c, const LayerSpec& layer);
+// The shape of a tensor of layer `il` (of layer 0 for a global one).
+std::vector<uint64_t> tensor_shape(const TensorSpec& t, const ModelConfig& c, uint32_t il);
+// "blk.3.attn_q.weight" for a per-layer tensor, the name itself otherwise.
+std::string tensor_name(const TensorSpec& t, uint32_t il);
+// The key spec of a parameter, nullptr when the architecture does not read it.
+const KeySpec* find_key(const Architecture& a, Param p);
+
+}  // namespace engine::arch

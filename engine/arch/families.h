@@ -1,0 +1,13 @@
+// The built-in families, one file each, registered in registry.cpp.
+#pragma once
+
+#include "engine/arch/arch.h"
+#include "engine/model/model_config.h"
+
+namespace engine::arch {
+
+Architecture llama();
+Architecture qwen2();
+Architecture qwen3();
+
+}  // namespace engine::arch

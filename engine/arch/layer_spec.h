@@ -1,0 +1,61 @@
+// What one layer computes, as the forward pass reads it (engine/runtime/session.cpp):
+//   x += post_mixer_norm(mixer(attn_norm(x)))
+//   x += post_ffn_norm(ffn_down(act(ffn_gate(xn)) * ffn_up(xn))),  xn = ffn_norm(x)
+// The architecture descriptions (engine/arch/) fill one per layer.
+#pragma once
+
+#include <cstdint>
+
+#include "engine/ops/ops.h"
+
+namespace engine {
+
+// How a layer mixes information across positions; each kind has its own file
+// in engine/mixers/ and its own per-layer cache (engine/runtime/kv_cache.h).
+enum class MixerKind : uint8_t { attention };
+const char* mixer_kind_name(MixerKind k);
+
+enum class Activation : uint8_t {
+  silu,  // SwiGLU: silu(gate) * up
+  gelu,  // GeGLU: gelu(gate) * up, the tanh approximation
+};
+const char* activation_name(Activation a);
+
+struct RopeSpec {
+  uint32_t n_rot = 0;  // dimensions rotated, from the first of each head
+  ops::RopeStyle style = ops::RopeStyle::normal;
+  float freq_base = 10000.0f;
+  float freq_scale = 1.0f;  // 1 / linear scaling factor
+  bool freq_factors = false;  // divide by rope_freqs.weight (llama3), when the file has it
+
+  bool operator==(const RopeSpec&) const = default;
+};
+
+struct AttentionSpec {
+  uint32_t n_head = 0;
+  uint32_t n_head_kv = 0;
+  uint32_t head_dim_k = 0;
+  uint32_t head_dim_v = 0;
+  RopeSpec rope;
+  uint32_t window = 0;       // attends to the last `window` positions; 0: to all of them
+  float scale = 0.0f;        // multiplies q.k before the softmax
+  float softcap = 0.0f;      // scores = softcap * tanh(scores / softcap); 0: none
+  bool qkv_bias = false;     // attn_{q,k,v}.bias added after the projections
+  bool qk_norm = false;      // RMSNorm over each head of Q and K before RoPE
+
+  uint32_t q_dim() const { return n_head * head_dim_k; }
+  uint32_t kv_dim_k() const { return n_head_kv * head_dim_k; }
+  uint32_t kv_dim_v() const { return n_head_kv * head_dim_v; }
+  uint32_t out_dim() const { return n_head * head_dim_v; }
+};
+
+struct LayerSpec {
+  MixerKind mixer = MixerKind::attention;
+  AttentionSpec attention;  // when mixer == attention
+  uint32_t n_ff = 0;
+  Activation activation = Activation::silu;
+  bool post_mixer_norm = false;  // post_attention_norm.weight on the mixer's output
+  bool post_ffn_norm = false;    // post_ffw_norm.weight on the FFN's output
+};
+
+}  // namespace engine

@@ -1,0 +1,19 @@
+// llama (Llama 1-3, TinyLlama, stories): pre-norm attention with normal
+// (interleaved-pair) RoPE, optionally divided by llama3's rope_freqs.weight,
+// and a SwiGLU feed-forward. The reference everything else here varies.
+#include "engine/arch/families.h"
+
+namespace engine::arch {
+
+Architecture llama() {
+  Architecture a;
+  a.name = "llama";
+  // As convert_hf_to_gguf.py writes them: vocab_size and rope.dimension_count always.
+  a.keys = written(written(transformer_keys(), Param::vocab_size, Written::always), Param::rope_dimension_count,
+                   Written::always);
+  a.tensors = transformer_tensors();
+  a.layer = transformer_layer;
+  return a;
+}
+
+}  // namespace engine::arch

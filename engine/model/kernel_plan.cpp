@@ -1,0 +1,50 @@
+#include "engine/model/kernel_plan.h"
+
+#include <algorithm>
+
+#include "engine/support/log.h"
+#include "engine/ops/ops_isa.h"
+#include "engine/support/version.h"
+
+namespace engine {
+
+const kernels::MatmulKernel* KernelPlan::kernel_for(gguf::GgmlType type) const {
+  for (const auto& s : selections) {
+    if (s.weight_type == type) return s.kernel;
+  }
+  return nullptr;
+}
+
+bool KernelPlan::has_fallback() const {
+  return std::any_of(selections.begin(), selections.end(), [](const auto& s) { return s.is_fallback(); });
+}
+
+std::string describe_cpu_line(const kernels::CpuFeatures& cpu, std::optional<kernels::Tier> cap) {
+  std::string line = "cpu " + cpu.describe() + "; compiled tiers: " + compiled_tiers();
+  if (cap) line += "; ENGINE_MAX_TIER=" + std::string(kernels::tier_name(*cap)) + " caps the choice";
+  return line;
+}
+
+KernelPlan plan_kernels(std::span<const gguf::GgmlType> weight_types, const kernels::CpuFeatures& cpu) {
+  KernelPlan plan;
+  plan.cpu = cpu;
+  plan.cap = kernels::max_tier_from_env();
+  log_info(describe_cpu_line(cpu, plan.cap));
+  log_info("row operations (attention, softmax, SwiGLU): " + ops::describe_isa_ops_choice(cpu, plan.cap));
+  std::vector<gguf::GgmlType> types(weight_types.begin(), weight_types.end());
+  std::sort(types.begin(), types.end());
+  types.erase(std::unique(types.begin(), types.end()), types.end());
+  for (gguf::GgmlType type : types) {
+    kernels::MatmulSelection s = kernels::select_matmul(type, cpu, plan.cap);
+    const std::string line = "kernel " + s.describe();
+    if (s.is_fallback()) {
+      log_warning(line);
+    } else {
+      log_info(line);
+    }
+    plan.selections.push_back(std::move(s));
+  }
+  return plan;
+}
+
+}  // namespace engine

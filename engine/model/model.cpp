@@ -1,0 +1,201 @@
+#include "engine/model/model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <type_traits>
+#include <variant>
+
+#include "engine/support/error.h"
+#include "engine/support/log.h"
+#include "engine/support/memory.h"
+#include "engine/threads/parallel_pack.h"
+#include "kernels/ref/type_ops.h"
+
+namespace engine {
+namespace {
+
+std::string shape_of(const std::vector<uint64_t>& shape) {
+  std::string s = "[";
+  for (uint64_t d : shape) {
+    if (s.size() > 1) s.append(", ");
+    s.append(std::to_string(d));
+  }
+  return s.append("]");
+}
+
+// Bytes a matrix takes in its kernel's layout, at a 64-byte boundary.
+uint64_t packed_bytes(const kernels::MatmulKernel& kernel, uint64_t out, uint64_t in) {
+  return (kernel.rhs_packed_size(out, in) + 63) / 64 * 64;
+}
+
+}  // namespace
+
+const gguf::TensorInfo& Model::require(const std::string& name, const std::vector<uint64_t>& shape) const {
+  const gguf::TensorInfo* t = file_.find_tensor(name);
+  if (t == nullptr) throw ModelError(file_.path() + ": tensor '" + name + "' is missing");
+  bool same = t->n_dims == shape.size();
+  size_t d = 0;
+  for (uint64_t n : shape) same = same && t->ne[d++] == n;
+  if (!same) {
+    throw ModelError(file_.path() + ": tensor '" + name + "' has shape " + t->shape_string() + ", expected " +
+                shape_of(shape) + " from the model's hyperparameters");
+  }
+  return *t;
+}
+
+std::vector<float> Model::load_vector(const gguf::TensorInfo& t) {
+  const kernels::ref::TypeOps* ops = kernels::ref::type_ops(t.type);
+  if (ops == nullptr) {
+    throw ModelError(file_.path() + ": tensor '" + std::string(t.name) + "' has type " +
+                     std::string(gguf::type_name(t.type)) + ", which the engine cannot read");
+  }
+  std::vector<float> v(t.n_elements);
+  ops->dequantize_row(file_.tensor_data(t), v.data(), t.n_elements);
+  heap_weight_bytes_ += t.n_elements * sizeof(float);
+  return v;
+}
+
+Linear Model::make_linear(const gguf::TensorInfo& t) {
+  Linear l;
+  l.name = std::string(t.name);
+  l.in = t.ne[0];
+  l.out = t.ne[1];
+  l.type = t.type;
+  l.kernel = plan_.kernel_for(t.type);
+  if (l.kernel == nullptr) {
+    throw ModelError(file_.path() + ": tensor '" + l.name + "' has type " + std::string(gguf::type_name(t.type)) +
+                ", which this build has no matmul kernel for");
+  }
+  l.rhs = file_.tensor_data(t);
+  if (l.kernel->pack_rhs != nullptr) {
+    // Repack once into the kernel's layout, then let the source pages go, so
+    // the resident set holds one copy of each matrix, not two.
+    const uint64_t size = packed_bytes(*l.kernel, l.out, l.in);
+    uint8_t* packed = repacked_.allocate(size);
+    if (packed == nullptr) throw ResourceError(file_.path() + ": no room left repacking '" + l.name + "'");
+    heap_weight_bytes_ += size;
+    const size_t threads =
+        parallel_pack_rhs(*l.kernel, l.out, l.in, l.rhs, *gguf::row_bytes(l.type, l.in), packed, pack_threads_);
+    packed_on_threads_ = std::max(packed_on_threads_, threads);
+    file_.release_pages(t);
+    l.rhs = packed;
+  }
+  return l;
+}
+
+// One row of the description's tensor table: found by name, checked against
+// the shape the hyperparameters give, and put where its slot says.
+void Model::load_tensor(const arch::TensorSpec& spec, uint32_t il) {
+  const std::string name = arch::tensor_name(spec, il);
+  const std::vector<uint64_t> shape = arch::tensor_shape(spec, config_, il);
+  const gguf::TensorInfo* t = file_.find_tensor(name);
+  if (t == nullptr && !spec.required) {
+    if (spec.fallback == nullptr) return;
+    t = file_.find_tensor(spec.fallback);
+    if (t == nullptr) throw ModelError(file_.path() + ": tensor '" + std::string(spec.fallback) + "' is missing");
+    log_info("model " + file_.path() + ": no " + name + ", " + std::string(spec.fallback) + " stands in for it (tied)");
+  } else {
+    t = &require(name, shape);
+  }
+  LayerWeights* layer = spec.per_layer ? &layers_[il] : nullptr;
+  const auto linear = [&](Linear& slot) {
+    slot = make_linear(*t);
+    matrices_.push_back(&slot);
+  };
+  std::visit(
+      [&](auto member) {
+        using M = decltype(member);
+        if constexpr (std::is_same_v<M, Linear GlobalWeights::*>) {
+          linear(globals_.*member);
+        } else if constexpr (std::is_same_v<M, std::vector<float> GlobalWeights::*>) {
+          globals_.*member = load_vector(*t);
+        } else if constexpr (std::is_same_v<M, Linear LayerWeights::*>) {
+          linear(layer->*member);
+        } else if constexpr (std::is_same_v<M, std::vector<float> LayerWeights::*>) {
+          layer->*member = load_vector(*t);
+        } else {  // the embedding table: read a row at a time from the mapping
+          token_embd_ = t;
+          if (kernels::ref::type_ops(t->type) == nullptr) {
+            throw ModelError(file_.path() + ": " + name + " has type " + std::string(gguf::type_name(t->type)) +
+                             ", which the engine cannot read");
+          }
+        }
+      },
+      spec.slot);
+}
+
+std::unique_ptr<Model> Model::load(const std::string& path) { return load(gguf::File::open(path)); }
+
+std::unique_ptr<Model> Model::load(gguf::File file) {
+  std::unique_ptr<Model> m(new Model(std::move(file)));
+  const gguf::File& f = m->file_;
+  const std::string& path = f.path();
+  ModelConfig& c = m->config_;
+  c = ModelConfig::from_gguf(f);
+  log_info("model " + path + ": " + c.describe());
+  // One kernel per weight type of the matrices (2-D tensors), chosen once.
+  std::vector<gguf::GgmlType> types;
+  for (const auto& t : f.tensors()) {
+    if (t.n_dims == 2) types.push_back(t.type);
+  }
+  m->plan_ = plan_kernels(types);
+  m->reserve_repacked();
+  m->pack_threads_ = pack_threads();
+
+  // The description's tensor table, global tensors first, then block by block.
+  const std::vector<arch::TensorSpec>& table = c.arch->tensors;
+  m->layers_.resize(c.n_layer);
+  for (const arch::TensorSpec& t : table) {
+    if (!t.per_layer) m->load_tensor(t, 0);
+  }
+  for (uint32_t il = 0; il < c.n_layer; ++il) {
+    for (const arch::TensorSpec& t : table) {
+      if (t.per_layer && (t.present == nullptr || t.present(c.layers[il]))) m->load_tensor(t, il);
+    }
+  }
+  m->repacked_.release_unused();
+  m->log_repacked();
+  return m;
+}
+
+// Room for every matrix its kernel repacks (an upper bound: token_embd.weight
+// counts too, and is repacked only as a tied output), in one StreamArena.
+void Model::reserve_repacked() {
+  uint64_t total = 0;
+  for (const auto& t : file_.tensors()) {
+    const kernels::MatmulKernel* kernel = t.n_dims == 2 ? plan_.kernel_for(t.type) : nullptr;
+    if (kernel == nullptr || kernel->pack_rhs == nullptr) continue;
+    const uint64_t bytes = packed_bytes(*kernel, t.ne[1], t.ne[0]);
+    if (bytes > UINT64_MAX / 2 - total) throw ResourceError(file_.path() + ": the repacked weights' size overflows");
+    total += bytes;
+  }
+  repacked_ = StreamArena(total, file_.path() + ": repacked weights");
+}
+
+void Model::log_repacked() const {
+  // Reading /proc/self/smaps and sysfs for a line nobody sees is skipped (the
+  // fuzzers load a model per input with the log off).
+  if (repacked_.used() == 0 || log_level() > LogLevel::info) return;
+  std::string line = "model " + file_.path() + ": repacked weights " + format_bytes(repacked_.used()) + " on " +
+                     std::to_string(packed_on_threads_) + (packed_on_threads_ == 1 ? " thread, " : " threads, ");
+  if (repacked_.huge_pages_advised()) {
+    line += format_bytes(repacked_.huge_page_bytes()) + " of them in 2 MiB pages";
+  } else {
+    line += "in small pages (huge pages not available)";
+  }
+  log_info(line + " (transparent huge pages: " + transparent_huge_pages_mode() + ")");
+}
+
+void Model::embed(int32_t token, float* x) const {
+  const kernels::ref::TypeOps* ops = kernels::ref::type_ops(token_embd_->type);
+  const uint64_t row = *gguf::row_bytes(token_embd_->type, config_.n_embd);
+  ops->dequantize_row(file_.tensor_data(*token_embd_) + static_cast<uint64_t>(token) * row, x, config_.n_embd);
+}
+
+uint64_t Model::weight_bytes() const {
+  uint64_t total = 0;
+  for (const Linear* l : matrices_) total += *gguf::row_bytes(l->type, l->in) * l->out;
+  return total;
+}
+
+}  // namespace engine

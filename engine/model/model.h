@@ -1,0 +1,77 @@
+// A loaded model: the GGUF mapping, its config, one kernel per weight type, and
+// views of every weight. Weights stay in the read-only mapping (a kernel that
+// wants another layout gets a repacked copy, made once here); the small 1-D
+// tensors (norms, biases) are converted to float at load.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/arch/arch.h"
+#include "engine/model/kernel_plan.h"
+#include "engine/model/model_config.h"
+#include "engine/model/model_weights.h"
+#include "engine/model/stream_arena.h"
+#include "gguf/file.h"
+
+namespace engine {
+
+class Model {
+ public:
+  // Maps the file, reads the config, validates every tensor's presence, type
+  // and shape, and selects the kernels (logging the plan). Throws engine::Error
+  // or gguf::Error naming the file and the problem.
+  static std::unique_ptr<Model> load(const std::string& path);
+  // The same from a parsed file: File::open's mapping, or File::parse over
+  // bytes the caller keeps alive while the model lives (fuzzing, tests).
+  static std::unique_ptr<Model> load(gguf::File file);
+
+  const gguf::File& file() const { return file_; }
+  const ModelConfig& config() const { return config_; }
+  const KernelPlan& kernel_plan() const { return plan_; }
+
+  // x[0..n_embd) = row `token` of the embedding table, as floats.
+  void embed(int32_t token, float* x) const;
+
+  const std::vector<LayerWeights>& layers() const { return layers_; }
+  const std::vector<float>& output_norm() const { return globals_.output_norm; }
+  const Linear& output() const { return globals_.output; }
+  // Llama 3 per-pair frequency divisors (rope_freqs.weight), empty when absent.
+  const std::vector<float>& rope_freq_factors() const { return globals_.rope_freqs; }
+
+  // Bytes of weights read per generated token (every matrix once).
+  uint64_t weight_bytes() const;
+  // Heap bytes holding weights: the repacked copies (their source pages in the
+  // mapping are released) and the 1-D tensors converted to float. Everything
+  // else is read from the mapping, which commits no memory.
+  uint64_t heap_weight_bytes() const { return heap_weight_bytes_; }
+  // The repacked matrices' bytes, and how many of them sit in 2 MiB pages now
+  // (engine/model/stream_arena.h; 0 where the kernel gave none or /proc is unreadable).
+  uint64_t repacked_bytes() const { return repacked_.used(); }
+  uint64_t repacked_huge_page_bytes() const { return repacked_.huge_page_bytes(); }
+
+ private:
+  explicit Model(gguf::File file) : file_(std::move(file)) {}
+  const gguf::TensorInfo& require(const std::string& name, const std::vector<uint64_t>& shape) const;
+  std::vector<float> load_vector(const gguf::TensorInfo& t);
+  Linear make_linear(const gguf::TensorInfo& t);
+  // Loads tensor `t` of the description (of layer il when per layer) into its slot.
+  void load_tensor(const arch::TensorSpec& t, uint32_t il);
+  void reserve_repacked();
+  void log_repacked() const;
+
+  gguf::File file_;
+  ModelConfig config_;
+  KernelPlan plan_;
+  const gguf::TensorInfo* token_embd_ = nullptr;
+  std::vector<LayerWeights> layers_;
+  GlobalWeights globals_;
+  std::vector<const Linear*> matrices_;  // every matrix loaded, for weight_bytes()
+  StreamArena repacked_;  // weights in a kernel's own layout
+  uint64_t heap_weight_bytes_ = 0;
+  size_t pack_threads_ = 1;       // threads that may repack a large matrix (engine/threads/parallel_pack.h)
+  size_t packed_on_threads_ = 1;  // the most that did, for the log
+};
+
+}  // namespace engine

@@ -1,0 +1,210 @@
+#include "engine/model/model_config.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <utility>
+
+#include "engine/arch/registry.h"
+#include "engine/support/error.h"
+
+namespace engine {
+namespace {
+
+[[noreturn]] void fail(const gguf::File& f, const std::string& what) { throw ModelError(f.path() + ": " + what); }
+
+// The keys of one architecture: a key it does not list reads as absent.
+class Keys {
+ public:
+  Keys(const gguf::File& f, const arch::Architecture& a) : f_(f), a_(a) {}
+
+  const gguf::File& file() const { return f_; }
+  std::string key(arch::Param p) const {
+    if (spec(p) == nullptr) fail(f_, "the " + a_.name + " description lists no key for a value it needs");
+    return a_.name + "." + spec(p)->suffix;
+  }
+  bool has(arch::Param p) const { return spec(p) != nullptr && f_.find(key(p)) != nullptr; }
+  bool is_array(arch::Param p) const { return has(p) && f_.find(key(p))->value.type() == gguf::ValueType::ARRAY; }
+
+  uint32_t u32(arch::Param p) const {
+    const std::string k = key(p);
+    const auto* kv = f_.find(k);
+    if (kv != nullptr && kv->value.type() == gguf::ValueType::ARRAY) {
+      fail(f_, "metadata '" + k + "' is a per-layer array; " + a_.name + " reads one value for every layer");
+    }
+    return checked(k, f_.get_uint(k));
+  }
+  uint32_t u32_or(arch::Param p, uint32_t fallback) const { return has(p) ? u32(p) : fallback; }
+
+  // One value per layer: an array of n_layer values where the description
+  // allows it, else the scalar for every layer; `fallback` per layer when absent.
+  std::vector<uint32_t> per_layer(arch::Param p, uint32_t n_layer, const std::vector<uint32_t>& fallback) const {
+    if (!has(p)) return fallback;
+    const std::string k = key(p);
+    const gguf::Value& v = f_.find(k)->value;
+    if (v.type() != gguf::ValueType::ARRAY || !spec(p)->per_layer) return std::vector<uint32_t>(n_layer, u32(p));
+    if (v.array_size() != n_layer) {
+      fail(f_, "metadata '" + k + "' has " + std::to_string(v.array_size()) + " values for " +
+                   std::to_string(n_layer) + " layers");
+    }
+    std::vector<uint32_t> out(n_layer);
+    for (uint32_t i = 0; i < n_layer; ++i) {
+      const std::optional<uint64_t> x = v.at(i).to_uint();
+      if (!x) fail(f_, "metadata '" + k + "' value " + std::to_string(i) + " is not a non-negative integer");
+      out[i] = checked(k, *x);
+    }
+    return out;
+  }
+
+  std::optional<double> f64(arch::Param p) const {
+    return spec(p) == nullptr ? std::nullopt : f_.find_float(key(p));
+  }
+  std::optional<std::string_view> str(arch::Param p) const {
+    return spec(p) == nullptr ? std::nullopt : f_.find_string(key(p));
+  }
+
+ private:
+  const arch::KeySpec* spec(arch::Param p) const { return arch::find_key(a_, p); }
+  uint32_t checked(const std::string& k, uint64_t v) const {
+    if (v > UINT32_MAX) fail(f_, "metadata '" + k + "' = " + std::to_string(v) + " is out of range");
+    return static_cast<uint32_t>(v);
+  }
+
+  const gguf::File& f_;
+  const arch::Architecture& a_;
+};
+
+// Each block has at least the description's unconditional per-layer tensors:
+// a block_count the tensor list cannot back is refused before anything is
+// sized by it.
+void check_block_count(const gguf::File& f, const arch::Architecture& a, uint32_t n_layer) {
+  uint64_t per_layer = 0;
+  for (const arch::TensorSpec& t : a.tensors) per_layer += t.per_layer && t.required && t.present == nullptr;
+  if (uint64_t{n_layer} * per_layer > f.tensors().size()) {
+    fail(f, "block_count " + std::to_string(n_layer) + " needs at least " + std::to_string(n_layer * per_layer) +
+                " tensors, the file has " + std::to_string(f.tensors().size()));
+  }
+}
+
+void read_sizes(const Keys& k, ModelConfig& c) {
+  using P = arch::Param;
+  const gguf::File& f = k.file();
+  c.n_ctx_train = k.u32(P::context_length);
+  c.n_embd = k.u32(P::embedding_length);
+  c.n_layer = k.u32(P::block_count);
+  const char* positive = "embedding_length, block_count, feed_forward_length and attention.head_count must be positive";
+  if (c.n_embd == 0 || c.n_layer == 0) fail(f, positive);
+  check_block_count(f, *c.arch, c.n_layer);
+  c.layer_n_ff = k.per_layer(P::feed_forward_length, c.n_layer, {});
+  c.layer_n_head = k.per_layer(P::head_count, c.n_layer, {});
+  if (c.layer_n_ff.empty()) k.u32(P::feed_forward_length);  // throws: the key is missing
+  if (c.layer_n_head.empty()) k.u32(P::head_count);
+  c.layer_n_head_kv = k.per_layer(P::head_count_kv, c.n_layer, c.layer_n_head);
+  for (uint32_t il = 0; il < c.n_layer; ++il) {
+    if (c.layer_n_ff[il] == 0 || c.layer_n_head[il] == 0) {
+      fail(f, positive);
+    }
+    if (c.layer_n_head_kv[il] == 0 || c.layer_n_head[il] % c.layer_n_head_kv[il] != 0) {
+      fail(f, "attention.head_count " + std::to_string(c.layer_n_head[il]) + " is not a multiple of head_count_kv " +
+                  std::to_string(c.layer_n_head_kv[il]) +
+                   (k.is_array(P::head_count_kv) || k.is_array(P::head_count) ? " in layer " + std::to_string(il) : ""));
+    }
+  }
+  c.n_ff = *std::max_element(c.layer_n_ff.begin(), c.layer_n_ff.end());
+  c.n_head = *std::max_element(c.layer_n_head.begin(), c.layer_n_head.end());
+  c.n_head_kv = *std::max_element(c.layer_n_head_kv.begin(), c.layer_n_head_kv.end());
+  const uint32_t n_head0 = c.layer_n_head[0];
+  if (!k.has(P::key_length) && c.n_embd % n_head0 != 0) {
+    fail(f, "embedding_length " + std::to_string(c.n_embd) + " is not a multiple of head_count " +
+                std::to_string(n_head0) + " and attention.key_length is not given");
+  }
+  c.head_dim_k = k.u32_or(P::key_length, c.n_embd / n_head0);
+  c.head_dim_v = k.u32_or(P::value_length, c.head_dim_k);
+  c.n_rot = k.u32_or(P::rope_dimension_count, c.head_dim_k);
+  if (c.head_dim_k == 0 || c.head_dim_v == 0 || c.n_rot > c.head_dim_k || c.n_rot % 2 != 0) {
+    fail(f, "rope.dimension_count " + std::to_string(c.n_rot) + " must be even and at most the head size " +
+                std::to_string(c.head_dim_k));
+  }
+  // The products index every scratch buffer and KV row in 32 bits: a file
+  // whose sizes overflow them would otherwise match tensors of the wrapped size.
+  for (const auto& [name, per_head] : {std::pair{"key_length", c.head_dim_k}, std::pair{"value_length", c.head_dim_v}}) {
+    if (uint64_t{c.n_head} * per_head > UINT32_MAX) {
+      fail(f, "attention.head_count " + std::to_string(c.n_head) + " x attention." + name + " " +
+                  std::to_string(per_head) + " overflows 32 bits");
+    }
+  }
+}
+
+void read_rope_and_norm(const Keys& k, ModelConfig& c) {
+  using P = arch::Param;
+  const gguf::File& f = k.file();
+  c.rope_freq_base = static_cast<float>(k.f64(P::rope_freq_base).value_or(10000.0));
+  if (!(c.rope_freq_base > 0.0f)) fail(f, "rope.freq_base must be positive");
+  const std::string scaling = std::string(k.str(P::rope_scaling_type).value_or("none"));
+  if (scaling == "linear") {
+    const std::optional<double> factor = k.f64(P::rope_scaling_factor);
+    if (!factor) f.get_float(k.key(P::rope_scaling_factor));  // throws: the key is missing
+    if (!(*factor > 0.0)) fail(f, "rope.scaling.factor must be positive");
+    c.rope_freq_scale = static_cast<float>(1.0 / *factor);
+  } else if (scaling != "none") {
+    fail(f, "rope scaling '" + scaling + "' is not supported (supported: none, linear)");
+  }
+  const double eps = f.get_float(k.key(P::rms_epsilon));
+  if (!(eps > 0.0 && eps < 1.0)) fail(f, "attention.layer_norm_rms_epsilon must be in (0, 1)");
+  c.rms_eps = static_cast<float>(eps);
+}
+
+void read_vocab_size(const Keys& k, ModelConfig& c) {
+  const gguf::File& f = k.file();
+  c.n_vocab = k.u32_or(arch::Param::vocab_size, 0);
+  if (c.n_vocab == 0) {
+    if (const gguf::Value* tokens = f.find_array("tokenizer.ggml.tokens")) {
+      c.n_vocab = static_cast<uint32_t>(tokens->array_size());
+    }
+  }
+  if (c.n_vocab == 0) {
+    if (const gguf::TensorInfo* emb = f.find_tensor("token_embd.weight"); emb != nullptr && emb->n_dims == 2) {
+      c.n_vocab = static_cast<uint32_t>(emb->ne[1]);
+    }
+  }
+  if (c.n_vocab == 0) {
+    fail(f, "the vocabulary size is unknown (no " + c.arch_name + ".vocab_size, tokenizer.ggml.tokens or 2-D "
+            "token_embd.weight)");
+  }
+}
+
+}  // namespace
+
+ModelConfig ModelConfig::from_gguf(const gguf::File& f) {
+  ModelConfig c;
+  c.arch_name = std::string(f.get_string("general.architecture"));
+  c.arch = arch::find_architecture(c.arch_name);
+  if (c.arch == nullptr) {
+    fail(f, "unsupported architecture '" + c.arch_name + "' (supported: " + arch::architecture_names() + ")");
+  }
+  c.name = std::string(f.find_string("general.name").value_or(""));
+  const Keys keys(f, *c.arch);
+  read_sizes(keys, c);
+  read_rope_and_norm(keys, c);
+  read_vocab_size(keys, c);
+  c.embed_scale = c.arch->embed_scale;
+  c.final_softcap = c.arch->final_softcap;
+  c.layers.reserve(c.n_layer);
+  for (uint32_t il = 0; il < c.n_layer; ++il) c.layers.push_back(c.arch->layer(c, il));
+  return c;
+}
+
+std::string ModelConfig::describe() const {
+  const RopeSpec& rope = layers.front().attention.rope;
+  std::string s = arch_name + ": " + std::to_string(n_layer) + " layers, n_embd " + std::to_string(n_embd) +
+                  ", heads " + std::to_string(n_head) + "/" + std::to_string(n_head_kv) + " kv, head " +
+                  std::to_string(head_dim_k) + ", n_ff " + std::to_string(n_ff) + ", vocab " +
+                  std::to_string(n_vocab) + ", ctx " + std::to_string(n_ctx_train) + ", rope " +
+                  (rope.style == ops::RopeStyle::neox ? "neox" : "normal") + " base ";
+  // %g, not a cast to an integer: a base from the file can be any float (a
+  // cast of 4.7e27 to int64 is undefined; found by the model_loader fuzzer).
+  char base[32];
+  std::snprintf(base, sizeof base, "%g", static_cast<double>(rope.freq_base));
+  return s + base;
+}
+
+}  // namespace engine

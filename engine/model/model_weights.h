@@ -1,0 +1,45 @@
+// Where a loaded model's weights live. The architecture's tensor table
+// (engine/arch/arch.h) names, for each tensor, the field it is loaded into;
+// a field no tensor filled stays empty (a Linear with rhs == nullptr).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "gguf/file.h"
+#include "kernels/matmul.h"
+
+namespace engine {
+
+// A weight matrix W[out, in] (GGUF ne = [in, out]) with the kernel chosen for
+// its type: y[m, out] = x[m, in] * W^T.
+struct Linear {
+  std::string name;
+  size_t in = 0;
+  size_t out = 0;
+  gguf::GgmlType type = gguf::GgmlType::F32;
+  const kernels::MatmulKernel* kernel = nullptr;
+  const uint8_t* rhs = nullptr;  // in the kernel's layout: the mapping itself, or a repacked copy
+};
+
+struct LayerWeights {
+  std::vector<float> attn_norm;       // (n_embd)
+  std::vector<float> post_attn_norm;  // (n_embd), when the spec has post_mixer_norm
+  std::vector<float> ffn_norm;        // (n_embd)
+  std::vector<float> post_ffn_norm;   // (n_embd), when the spec has post_ffn_norm
+  std::vector<float> q_bias;          // (q_dim), when the spec has qkv_bias
+  std::vector<float> k_bias;          // (kv_dim_k)
+  std::vector<float> v_bias;          // (kv_dim_v)
+  std::vector<float> q_norm;          // (head_dim_k), when the spec has qk_norm
+  std::vector<float> k_norm;          // (head_dim_k)
+  Linear wq, wk, wv, wo;              // (q_dim, n_embd) (kv_dim_k, n_embd) (kv_dim_v, n_embd) (n_embd, attn_out)
+  Linear w_gate, w_up, w_down;        // (n_ff, n_embd) (n_ff, n_embd) (n_embd, n_ff)
+};
+
+struct GlobalWeights {
+  std::vector<float> output_norm;  // (n_embd)
+  Linear output;                   // (n_vocab, n_embd), or token_embd when tied
+  std::vector<float> rope_freqs;   // (n_rot / 2) llama3 frequency divisors, empty when absent
+};
+
+}  // namespace engine

@@ -1,0 +1,116 @@
+// Picks the row operations' instruction set once (ops_isa.h).
+#include <vector>
+
+#include "engine/ops/ops.h"
+#include "engine/ops/ops_isa.h"
+#include "kernels/choose.h"
+#include "kernels/cpu_features.h"
+#include "kernels/registry.h"
+
+namespace engine::ops {
+
+namespace baseline {
+extern const IsaOps kIsaOps;
+}
+#if defined(ENGINE_OPS_X86_VARIANTS)
+namespace x86_avx2 {
+extern const IsaOps kIsaOps;
+}
+namespace x86_avx512 {
+extern const IsaOps kIsaOps;
+}
+#endif
+
+namespace {
+
+using kernels::Feature;
+using kernels::feature_bits;
+
+// Every variant compiled in, best first, with what it executes: the flags each
+// is compiled with (engine/CMakeLists.txt) as the kernels' detection sees them
+// (cpuid, and xgetbv for the OS's support). The x86 variants count as the hwy
+// tier (x86's SIMD tier) and the baseline as ref, so ENGINE_MAX_TIER caps them
+// as it caps the matmul kernels.
+struct Variant {
+  const char* name;
+  kernels::Tier tier;
+  kernels::Arch arch;
+  uint64_t required_features;
+  const IsaOps* ops;
+};
+constexpr Variant kVariants[] = {
+#if defined(ENGINE_OPS_X86_VARIANTS)
+    {"x86_avx512", kernels::Tier::hwy, kernels::Arch::x86_64,
+     feature_bits({Feature::avx2, Feature::fma, Feature::f16c, Feature::avx512f, Feature::avx512bw, Feature::avx512dq,
+           Feature::avx512vl, Feature::avx512cd}),
+     &x86_avx512::kIsaOps},
+    {"x86_avx2", kernels::Tier::hwy, kernels::Arch::x86_64, feature_bits({Feature::avx2, Feature::fma, Feature::f16c}),
+     &x86_avx2::kIsaOps},
+#endif
+    {"baseline", kernels::Tier::ref, kernels::Arch::unknown, 0, &baseline::kIsaOps},
+};
+
+kernels::Choice<Variant> choice_for(const kernels::CpuFeatures& cpu, std::optional<kernels::Tier> cap) {
+  std::vector<const Variant*> best_first;
+  for (const Variant& v : kVariants) best_first.push_back(&v);
+  return kernels::choose<Variant>(best_first, cpu, cap);
+}
+
+}  // namespace
+
+std::span<const IsaOps* const> isa_ops_variants() {
+  static const std::vector<const IsaOps*> runnable = [] {
+    std::vector<const IsaOps*> out;
+    for (const Variant& v : kVariants) {
+      if (kernels::can_run(v.arch, v.required_features, kernels::host_cpu_features())) out.push_back(v.ops);
+    }
+    return out;
+  }();
+  return runnable;
+}
+
+const IsaOps& choose_isa_ops(const kernels::CpuFeatures& cpu, std::optional<kernels::Tier> cap) {
+  // The baseline runs everywhere and no tier is below ref: there is always a choice.
+  return *choice_for(cpu, cap).chosen->ops;
+}
+
+std::string describe_isa_ops_choice(const kernels::CpuFeatures& cpu, std::optional<kernels::Tier> cap) {
+  return kernels::describe_choice(choice_for(cpu, cap), "none");
+}
+
+const IsaOps& isa_ops() {
+  static const IsaOps& ops = choose_isa_ops(kernels::host_cpu_features(), kernels::max_tier_from_env());
+  return ops;
+}
+
+void dot_rows(const float* q, size_t q_stride, size_t n_q, const float* k, size_t k_stride, size_t n_k, size_t d,
+              float scale, float* out, size_t out_stride) {
+  isa_ops().dot_rows(q, q_stride, n_q, k, k_stride, n_k, d, scale, out, out_stride);
+}
+
+void weighted_rows(const float* w, size_t w_stride, size_t n_w, const float* v, size_t v_stride, size_t n_v, size_t d,
+                   float* out, size_t out_stride) {
+  isa_ops().weighted_rows(w, w_stride, n_w, v, v_stride, n_v, d, out, out_stride);
+}
+
+void dot_rows(const float* q, size_t q_stride, size_t n_q, const uint16_t* k, size_t k_stride, size_t n_k, size_t d,
+              float scale, float* out, size_t out_stride) {
+  isa_ops().dot_rows_f16(q, q_stride, n_q, k, k_stride, n_k, d, scale, out, out_stride);
+}
+
+void weighted_rows(const float* w, size_t w_stride, size_t n_w, const uint16_t* v, size_t v_stride, size_t n_v,
+                   size_t d, float* out, size_t out_stride) {
+  isa_ops().weighted_rows_f16(w, w_stride, n_w, v, v_stride, n_v, d, out, out_stride);
+}
+
+bool f16_rows_in_place() { return isa_ops().f16_rows_in_place; }
+
+void fp16_to_fp32(const uint16_t* x, float* y, size_t n) { isa_ops().fp16_to_fp32(x, y, n); }
+
+void softmax(float* x, size_t n) { isa_ops().softmax(x, n); }
+
+void silu_mul(float* gate, const float* up, size_t n) { isa_ops().silu_mul(gate, up, n); }
+
+void gelu_mul(float* gate, const float* up, size_t n) { isa_ops().gelu_mul(gate, up, n); }
+
+}  // namespace engine::ops

@@ -1,0 +1,117 @@
+// What a session keeps of the past, layer by layer, each layer sized by its
+// own spec: an attention layer the keys and values of every position it can
+// attend to (all of the context, or a sliding window's last positions), in
+// F16 (default: half the memory, what phones need) or F32 (exact attention,
+// for comparing against references). A layer kind that keeps something else
+// (a recurrent state) gets its own cache type beside AttentionCache, chosen
+// by the layer's mixer.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/arch/layer_spec.h"
+
+namespace engine {
+
+struct ModelConfig;
+
+enum class KvType { f16, f32 };
+const char* kv_type_name(KvType t);
+
+// The keys and values of one attention layer: (kv head, n_pos, head_dim)
+// elements each, so a head's history is contiguous and converts in one pass.
+// A layer with a window keeps only the positions it can still attend to, in
+// a ring: position p in row p % n_pos.
+class AttentionCache {
+ public:
+  AttentionCache(KvType type, uint32_t n_pos, uint32_t n_head_kv, uint32_t head_dim_k, uint32_t head_dim_v);
+
+  // The rows a layer of spec `a` needs in a context of n_ctx positions
+  // evaluated n_batch at a time: all n_ctx, or with a window of w the w - 1
+  // positions before a batch's first token and the n_batch of the batch
+  // (whose keys are all stored before any of its tokens attends).
+  static uint32_t rows_needed(const AttentionSpec& a, uint32_t n_ctx, uint32_t n_batch);
+  // Bytes it holds for `n_pos` rows of this spec, without allocating.
+  static uint64_t bytes_for(const AttentionSpec& a, uint32_t n_pos, KvType type);
+
+  KvType type() const { return type_; }
+  uint32_t n_pos() const { return n_pos_; }
+  uint64_t bytes() const { return keys_.size() + values_.size(); }
+
+  // Stores the key and value rows (n_head_kv x head_dim floats) of one position.
+  void store(uint32_t pos, const float* key, const float* value);
+
+  // The keys (values) of positions 0 .. n_pos - 1 of one KV head as (n_pos,
+  // head_dim) floats: the cache itself when it is F32, else converted into
+  // `scratch`, which holds n_pos x head_dim floats. Only while no position
+  // has wrapped round the ring (always, without a window).
+  const float* keys(uint32_t kv_head, uint32_t n_pos, float* scratch) const;
+  const float* values(uint32_t kv_head, uint32_t n_pos, float* scratch) const;
+  // Positions first .. first + count - 1 of one KV head, in position order,
+  // as (count, head_dim) floats in keys and values, wherever the ring holds
+  // them: what a windowed layer attends to.
+  void gather(uint32_t kv_head, uint32_t first, uint32_t count, float* keys, float* values) const;
+  // The same rows as stored, (n_pos, head_dim) halves, in an F16 cache: for
+  // attention that widens them in registers (ops::dot_rows over F16 rows).
+  const uint16_t* keys_f16(uint32_t kv_head) const;
+  const uint16_t* values_f16(uint32_t kv_head) const;
+
+ private:
+  size_t elem_bytes() const { return type_ == KvType::f16 ? 2 : 4; }
+  size_t head_offset(uint32_t kv_head, uint32_t head_dim) const;
+  const float* rows(const std::vector<uint8_t>& cache, uint32_t kv_head, uint32_t head_dim, uint32_t n_pos,
+                    float* scratch) const;
+  void gather_rows(const std::vector<uint8_t>& cache, uint32_t kv_head, uint32_t head_dim, uint32_t first,
+                   uint32_t count, float* out) const;
+
+  KvType type_;
+  uint32_t n_pos_, n_head_kv_, head_dim_k_, head_dim_v_;
+  std::vector<uint8_t> keys_;    // (kv head, n_pos, head_dim_k) elements
+  std::vector<uint8_t> values_;  // (kv head, n_pos, head_dim_v) elements
+};
+
+// Bytes of cache of one kind of layer (the layers whose caches have the same
+// kind and size), for the memory reports.
+struct CacheUse {
+  std::string kind;   // "attention", "windowed attention"
+  std::string shape;  // what one layer holds: "2048 positions x 512 values x 2 bytes"
+  uint32_t n_layers = 0;
+  uint32_t window = 0;              // positions a layer attends to at most; 0: all
+  uint64_t bytes_per_position = 0;  // of one layer
+  uint64_t bytes_per_layer = 0;     // saturates at UINT64_MAX
+  uint64_t bytes() const;
+  std::string describe() const;  // "22 attention layers x 4.0 MiB"
+};
+
+// The caches a session needs for n_ctx positions evaluated n_batch at a
+// time, grouped by kind, in the order the kinds first appear; computed from
+// the specs alone.
+std::vector<CacheUse> cache_uses(const ModelConfig& c, uint32_t n_ctx, uint32_t n_batch, KvType type);
+// "22 attention layers x 4.0 MiB", the kinds joined by " + ".
+std::string describe_uses(const std::vector<CacheUse>& uses);
+
+class KvCache {
+ public:
+  KvCache(const ModelConfig& c, uint32_t n_ctx, uint32_t n_batch, KvType type);
+
+  KvType type() const { return type_; }
+  uint32_t n_ctx() const { return n_ctx_; }
+  uint64_t bytes() const;
+  const std::vector<CacheUse>& uses() const { return uses_; }
+  // "f16: 22 attention layers x 4.0 MiB", the kinds joined by " + ".
+  std::string describe() const;
+
+  AttentionCache& attention(uint32_t layer) { return attention_[index_[layer]]; }
+  const AttentionCache& attention(uint32_t layer) const { return attention_[index_[layer]]; }
+
+ private:
+  KvType type_;
+  uint32_t n_ctx_;
+  std::vector<AttentionCache> attention_;  // one per attention layer
+  std::vector<uint32_t> index_;            // (n_layer) the layer's cache in its kind's list
+  std::vector<CacheUse> uses_;
+};
+
+}  // namespace engine

@@ -1,0 +1,211 @@
+#include "engine/runtime/session.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "engine/support/error.h"
+#include "engine/runtime/finite_check.h"
+#include "engine/support/log.h"
+#include "engine/support/memory.h"
+#include "engine/ops/ops.h"
+#include "engine/runtime/session_memory.h"
+#include "engine/threads/thread_pool.h"
+
+namespace engine {
+
+Session::Session(const Model& model, const SessionParams& params)
+    : model_(model),
+      c_(model.config()),
+      n_ctx_(params.n_ctx != 0 ? params.n_ctx : std::min<uint32_t>(c_.n_ctx_train, 4096)),
+      n_batch_(std::max<uint32_t>(1, std::min(params.n_batch, n_ctx_))),
+      compute_(params.pool),
+      memory_(reserve_session_memory(c_, n_ctx_, n_batch_, params.kv_type, compute_.n_threads(), params.memory_limit)),
+      memory_limit_(params.memory_limit),
+      kv_(c_, n_ctx_, n_batch_, params.kv_type),
+      attention_(c_, n_batch_, n_ctx_, params.kv_type, compute_.n_threads()) {
+  if (c_.n_ctx_train != 0 && n_ctx_ > c_.n_ctx_train) {
+    log_warning("context of " + std::to_string(n_ctx_) + " tokens, above the " + std::to_string(c_.n_ctx_train) +
+                " this model was trained for: text past " + std::to_string(c_.n_ctx_train) +
+                " tokens degrades, while the KV cache grows with the context (" + format_bytes(memory_.kv_bytes) +
+                " here). Recommended: a context of at most " + std::to_string(c_.n_ctx_train));
+  }
+  const size_t b = n_batch_;
+  x_.resize(b * c_.n_embd);
+  xn_.resize(b * c_.n_embd);
+  gate_.resize(b * c_.n_ff);
+  up_.resize(b * c_.n_ff);
+  for (const LayerSpec& l : c_.layers) {
+    const RopeSpec& spec = l.attention.rope;
+    if (std::none_of(rope_.begin(), rope_.end(), [&](const RopeTable& t) { return t.spec == spec; })) {
+      rope_.push_back({spec, UINT64_MAX, std::vector<float>(b * spec.n_rot)});
+    }
+  }
+  log_debug("session: context " + std::to_string(n_ctx_) + " tokens, batch " + std::to_string(n_batch_) +
+            ", KV cache " + format_bytes(memory_.kv_bytes) + " (" + kv_type_name(params.kv_type) + "), scratch " +
+            format_bytes(memory_.scratch_bytes) + ", " + std::to_string(compute_.n_threads()) +
+            (compute_.n_threads() == 1 ? " thread" : " threads"));
+}
+
+void Session::eval(std::span<const int32_t> tokens, bool all_logits) {
+  logits_.clear();  // the previous logits go on any outcome: a failed eval leaves none
+  if (tokens.empty()) throw Error("eval: no tokens given");
+  if (tokens.size() > n_ctx_ - n_past_) {
+    throw Error("context full: " + std::to_string(n_past_) + " tokens in a context of " + std::to_string(n_ctx_) +
+                ", " + std::to_string(tokens.size()) + " more do not fit");
+  }
+  for (int32_t t : tokens) {
+    if (t < 0 || static_cast<uint32_t>(t) >= c_.n_vocab) {
+      throw Error("token id " + std::to_string(t) + " is outside the vocabulary (0.." +
+                  std::to_string(c_.n_vocab - 1) + ")");
+    }
+  }
+  if (all_logits) {
+    // One row of n_vocab floats per token: gigabytes for a long prompt and a
+    // large vocabulary, so it is checked like the session itself.
+    check_allocation(saturating_mul(saturating_mul(tokens.size(), c_.n_vocab), sizeof(float)), memory_limit_,
+                     "eval: the logits of all " + std::to_string(tokens.size()) + " tokens");
+  }
+  const uint32_t start = n_past_;
+  try {
+    for (size_t done = 0; done < tokens.size(); done += n_batch_) {
+      const auto n = static_cast<uint32_t>(std::min<size_t>(n_batch_, tokens.size() - done));
+      const bool last_batch = done + n == tokens.size();
+      eval_batch(tokens.data() + done, n, all_logits ? Logits::all : last_batch ? Logits::last : Logits::none);
+    }
+  } catch (...) {
+    // All or nothing: the positions of earlier batches are overwritten by the
+    // next eval, and no half-computed logits remain.
+    n_past_ = start;
+    logits_.clear();
+    throw;
+  }
+}
+
+// The forward pass of n tokens at positions n_past_ .. n_past_ + n - 1.
+void Session::eval_batch(const int32_t* tokens, uint32_t n, Logits wanted) {
+  // Profiled: the matmuls, their activation packing and attention time
+  // themselves; what is left of the batch's wall time is elementwise work.
+  Profile* profile = compute_.profile();
+  const auto start = profile != nullptr ? Compute::Clock::now() : Compute::Clock::time_point{};
+  const double attributed_before = profile != nullptr ? profile->total() : 0.0;
+  eval_layers(tokens, n, wanted);
+  if (profile != nullptr) {
+    profile->elementwise += Compute::seconds_since(start) - (profile->total() - attributed_before);
+    profile->tokens += n;
+  }
+}
+
+// The forward pass, as the layer specs say (engine/arch/layer_spec.h).
+void Session::eval_layers(const int32_t* tokens, uint32_t n, Logits wanted) {
+  const uint32_t d = c_.n_embd;
+  ++batch_;  // the RoPE tables of earlier batches are stale, whatever became of them
+  for (uint32_t i = 0; i < n; ++i) model_.embed(tokens[i], &x_[size_t{i} * d]);  // x: (n, d)
+  if (c_.embed_scale != 1.0f) ops::scale(x_.data(), c_.embed_scale, size_t{n} * d);
+
+  for (uint32_t l = 0; l < c_.n_layer; ++l) {
+    const LayerSpec& spec = c_.layers[l];
+    const LayerWeights& w = model_.layers()[l];
+
+    // x += post_norm(mixer(norm(x)))
+    rmsnorm_rows(n, x_.data(), w.attn_norm.data(), xn_.data());
+    mix(l, spec, w, n);  // xn: (n, d) the block's output
+    if (spec.post_mixer_norm) rmsnorm_rows(n, xn_.data(), w.post_attn_norm.data(), xn_.data());
+    add_rows(n);
+
+    // x += post_norm(ffn(norm(x)))
+    rmsnorm_rows(n, x_.data(), w.ffn_norm.data(), xn_.data());
+    feed_forward(spec, w, n);
+    if (spec.post_ffn_norm) rmsnorm_rows(n, xn_.data(), w.post_ffn_norm.data(), xn_.data());
+    add_rows(n);
+
+    // NaN or Inf would flow through every later layer into garbage logits; it
+    // is reported here, naming the layer that produced it. One pass over
+    // (n, n_embd) floats, against the layer's matmuls of n_embd x (4 n_embd +
+    // 3 n_ff) multiply-adds per token: nothing measurable (docs/reliability.md,
+    // "The NaN/Inf check's cost").
+    check_finite(model_, x_.data(), n, d, n_past_, static_cast<int>(l));
+  }
+
+  if (wanted != Logits::none) {
+    // Logits of the last token, or of all of them.
+    const uint32_t first = wanted == Logits::all ? 0 : n - 1;
+    const uint32_t rows = n - first;
+    for (uint32_t i = first; i < n; ++i) {
+      ops::rmsnorm(&xn_[size_t{i - first} * d], &x_[size_t{i} * d], model_.output_norm().data(), d, c_.rms_eps);
+    }
+    const size_t before = logits_.size();
+    logits_.resize(before + size_t{rows} * c_.n_vocab);
+    float* logits = logits_.data() + before;
+    compute_.linear(model_.output(), xn_.data(), rows, logits);
+    if (c_.final_softcap > 0.0f) {
+      const float cap = c_.final_softcap;
+      for (size_t j = 0; j < size_t{rows} * c_.n_vocab; ++j) logits[j] = cap * std::tanh(logits[j] / cap);
+    }
+    check_finite(model_, logits, rows, c_.n_vocab, n_past_ + first, -1);
+  }
+  n_past_ += n;
+}
+
+void Session::mix(uint32_t l, const LayerSpec& spec, const LayerWeights& w, uint32_t n) {
+  switch (spec.mixer) {
+    case MixerKind::attention:
+      attention_.forward(compute_, spec.attention, w, kv_.attention(l), rope_table(spec.attention.rope, n), c_.rms_eps,
+                         n_past_, n, xn_.data());
+      return;
+  }
+}
+
+void Session::feed_forward(const LayerSpec& spec, const LayerWeights& w, uint32_t n) {
+  compute_.linear_same_input(xn_.data(), n, {{&w.w_gate, gate_.data()}, {&w.w_up, up_.data()}});
+  // In pieces of 1024 values (whole vectors), so decode splits it too.
+  compute_.parallel_range(size_t{n} * spec.n_ff, 1024, [&](size_t first, size_t last) {
+    switch (spec.activation) {
+      case Activation::silu: ops::silu_mul(gate_.data() + first, up_.data() + first, last - first); break;
+      case Activation::gelu: ops::gelu_mul(gate_.data() + first, up_.data() + first, last - first); break;
+    }
+  });
+  compute_.linear(w.w_down, gate_.data(), n, xn_.data());
+}
+
+void Session::rmsnorm_rows(uint32_t n, const float* in, const float* weight, float* out) {
+  const uint32_t d = c_.n_embd;
+  compute_.parallel_range(n, 1, [&](size_t first, size_t last) {
+    for (size_t i = first; i < last; ++i) ops::rmsnorm(&out[i * d], &in[i * d], weight, d, c_.rms_eps);
+  });
+}
+
+// x += xn (the residual connection), row by row.
+void Session::add_rows(uint32_t n) {
+  const uint32_t d = c_.n_embd;
+  compute_.parallel_range(n, 1, [&](size_t first, size_t last) {
+    for (size_t i = first; i < last; ++i) ops::add(&x_[i * d], &xn_[i * d], d);
+  });
+}
+
+void Session::set_profile(Profile* profile) { compute_.set_profile(profile); }
+
+// cos/sin of every rotated pair for each new token's position, in double:
+// theta = pos * freq_scale * base^(-2j / n_rot) / freq_factor[j].
+const float* Session::rope_table(const RopeSpec& spec, uint32_t n) {
+  RopeTable& t = *std::find_if(rope_.begin(), rope_.end(), [&](const RopeTable& r) { return r.spec == spec; });
+  if (t.batch == batch_) return t.cos_sin.data();
+  t.batch = batch_;
+  const std::vector<float>& factors = model_.rope_freq_factors();
+  const bool divide = spec.freq_factors && !factors.empty();
+  for (uint32_t i = 0; i < n; ++i) {
+    const double pos = n_past_ + i;
+    // Not &cos_sin[...]: with rope.dimension_count 0 the table is empty, and
+    // indexing an empty vector is undefined (found by the model_loader fuzzer).
+    float* cs = t.cos_sin.data() + size_t{i} * spec.n_rot;
+    for (uint32_t j = 0; j < spec.n_rot / 2; ++j) {
+      double theta = pos * spec.freq_scale * std::pow(static_cast<double>(spec.freq_base), -2.0 * j / spec.n_rot);
+      if (divide) theta /= factors[j];
+      cs[2 * j] = static_cast<float>(std::cos(theta));
+      cs[2 * j + 1] = static_cast<float>(std::sin(theta));
+    }
+  }
+  return t.cos_sin.data();
+}
+
+}  // namespace engine

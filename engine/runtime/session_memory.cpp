@@ -1,0 +1,88 @@
+#include "engine/runtime/session_memory.h"
+
+#include <algorithm>
+
+#include "engine/support/error.h"
+#include "engine/support/memory.h"
+
+namespace engine {
+namespace {
+
+uint64_t add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+
+// The memory available to a session: the system's, capped by the app's limit.
+MemoryAvailable available(uint64_t limit) {
+  MemoryAvailable a = memory_available();
+  if (limit != 0 && (!a.known || limit < a.bytes)) {
+    a.bytes = limit;
+    a.source = "the session's memory_limit";
+    a.known = true;
+  }
+  return a;
+}
+
+// "5 layers x 2048 positions x 64 values x 2 bytes", the kind of layer named
+// when there are several.
+std::string cache_formula(const std::vector<CacheUse>& uses) {
+  std::string s;
+  for (const CacheUse& u : uses) {
+    if (!s.empty()) s += " + ";
+    s += std::to_string(u.n_layers) + (u.n_layers == 1 ? " layer x " : " layers x ") + u.shape;
+    if (uses.size() > 1) s += " (" + u.kind + ")";
+  }
+  return s;
+}
+
+std::string bytes_text(uint64_t bytes) { return std::to_string(bytes) + " bytes (" + format_bytes(bytes) + ")"; }
+
+}  // namespace
+
+uint64_t saturating_mul(uint64_t a, uint64_t b) { return a != 0 && b > UINT64_MAX / a ? UINT64_MAX : a * b; }
+
+SessionMemory session_memory_needed(const ModelConfig& c, uint32_t n_ctx, uint32_t n_batch, KvType kv_type,
+                                    size_t n_threads) {
+  const auto mul = saturating_mul;
+  SessionMemory m;
+  m.kv_uses = cache_uses(c, n_ctx, n_batch, kv_type);
+  for (const CacheUse& u : m.kv_uses) m.kv_bytes = add(m.kv_bytes, u.bytes());
+  // Per batch row: x, xn, q, k, v, att, gate, up, rope and one row of logits;
+  // the packed activations take at most 4 bytes per value of the widest input.
+  const uint64_t att = uint64_t{c.n_head} * c.head_dim_v;
+  uint64_t per_row = 0;
+  for (uint64_t n : {uint64_t{c.n_embd}, uint64_t{c.n_embd}, uint64_t{c.q_dim()}, uint64_t{c.kv_dim_k()},
+                     uint64_t{c.kv_dim_v()}, att, uint64_t{c.n_ff}, uint64_t{c.n_ff}, uint64_t{c.n_rot},
+                     uint64_t{c.n_vocab}, std::max<uint64_t>({c.n_embd, c.n_ff, c.q_dim(), att})}) {
+    per_row = add(per_row, n);
+  }
+  // Per thread and position: the attention scores of a KV head's query heads
+  // and that head's key and value rows converted to F32.
+  const uint64_t group = c.n_head_kv != 0 ? c.n_head / c.n_head_kv : 1;
+  const uint64_t per_thread = mul(n_ctx, add(group, add(c.head_dim_k, c.head_dim_v)));
+  m.scratch_bytes = mul(add(mul(per_row, n_batch), mul(n_threads, per_thread)), sizeof(float));
+  return m;
+}
+
+SessionMemory reserve_session_memory(const ModelConfig& c, uint32_t n_ctx, uint32_t n_batch, KvType kv_type,
+                                     size_t n_threads, uint64_t limit) {
+  if (n_ctx == 0) throw Error("session: n_ctx is 0 and the model gives no context_length; pass n_ctx");
+  const SessionMemory need = session_memory_needed(c, n_ctx, n_batch, kv_type, n_threads);
+  const MemoryAvailable avail = available(limit);
+  if (avail.known && need.total() > avail.bytes) {
+    throw ResourceError("session: n_ctx " + std::to_string(n_ctx) + " with n_batch " + std::to_string(n_batch) +
+                        " needs " + bytes_text(need.total()) + " (KV cache " + format_bytes(need.kv_bytes) + " = " +
+                        cache_formula(need.kv_uses) + "; scratch " + format_bytes(need.scratch_bytes) +
+                        ") but " + bytes_text(avail.bytes) + " are available (" + avail.source +
+                        "); use a smaller n_ctx or n_batch");
+  }
+  return need;
+}
+
+void check_allocation(uint64_t bytes, uint64_t limit, const std::string& what) {
+  const MemoryAvailable avail = available(limit);
+  if (avail.known && bytes > avail.bytes) {
+    throw ResourceError(what + " need " + bytes_text(bytes) + " but " + bytes_text(avail.bytes) +
+                        " are available (" + avail.source + ")");
+  }
+}
+
+}  // namespace engine

@@ -1,0 +1,85 @@
+#include "tools/common/model_writing/synth_tensors.h"
+
+#include "engine/arch/registry.h"
+
+namespace tools {
+
+engine::ModelConfig synth_config(const SynthShape& s, uint32_t n_vocab) {
+  engine::ModelConfig c;
+  c.arch = engine::arch::find_architecture(s.arch);
+  c.arch_name = s.arch;
+  c.n_ctx_train = s.n_ctx;
+  c.n_embd = s.n_embd;
+  c.n_layer = s.n_layer;
+  c.n_vocab = n_vocab;
+  c.n_ff = s.n_ff;
+  c.n_head = s.n_head;
+  c.n_head_kv = s.n_head_kv;
+  c.head_dim_k = c.head_dim_v = c.n_rot = s.head_dim;
+  c.rope_freq_base = s.rope_base;
+  c.rms_eps = s.rms_eps;
+  c.layer_n_ff.assign(s.n_layer, s.n_ff);
+  c.layer_n_head.assign(s.n_layer, s.n_head);
+  c.layer_n_head_kv.assign(s.n_layer, s.n_head_kv);
+  if (c.arch != nullptr) {
+    c.embed_scale = c.arch->embed_scale;
+    c.final_softcap = c.arch->final_softcap;
+    for (uint32_t il = 0; il < s.n_layer; ++il) c.layers.push_back(c.arch->layer(c, il));
+  }
+  return c;
+}
+
+std::vector<SynthKey> synth_keys(const engine::ModelConfig& c, const SynthShape& s) {
+  using P = engine::arch::Param;
+  using W = engine::arch::Written;
+  // What the loader assumes for a key that is absent: key_length and
+  // value_length default to n_embd / n_head, when it divides.
+  const bool head_dim_is_default = uint64_t{s.head_dim} * s.n_head == s.n_embd;
+  std::vector<SynthKey> out;
+  for (const engine::arch::KeySpec& k : c.arch->keys) {
+    SynthKey key{c.arch_name + "." + k.suffix};
+    bool is_default = false;
+    switch (k.param) {
+      case P::context_length: key.value = s.n_ctx; break;
+      case P::embedding_length: key.value = s.n_embd; break;
+      case P::block_count: key.value = s.n_layer; break;
+      case P::feed_forward_length: key.value = s.n_ff; break;
+      case P::head_count: key.value = s.n_head; break;
+      case P::head_count_kv: key.value = s.n_head_kv; break;
+      case P::key_length:
+      case P::value_length:
+      case P::rope_dimension_count:
+        key.value = s.head_dim;
+        is_default = head_dim_is_default;
+        break;
+      case P::vocab_size: key.value = c.n_vocab; break;
+      case P::rope_freq_base: key = {key.key, true, s.rope_base}; break;
+      case P::rms_epsilon: key = {key.key, true, s.rms_eps}; break;
+      case P::rope_scaling_type:
+      case P::rope_scaling_factor: continue;  // synth writes llama3 factors instead (rope_freqs.weight)
+    }
+    if (k.written == W::always || (k.written == W::if_not_default && !is_default)) out.push_back(key);
+  }
+  return out;
+}
+
+std::vector<SynthTensor> synth_tensors(const engine::ModelConfig& c, const SynthShape& s) {
+  using engine::arch::TensorKind;
+  std::vector<SynthTensor> out;
+  for (const engine::arch::TensorSpec& t : c.arch->tensors) {
+    if (!t.per_layer) {
+      const bool written = t.required || (t.fallback != nullptr && !s.tied) ||
+                           (t.kind == TensorKind::rope_factors && s.rope_factor > 0.0f);
+      if (written) out.push_back({t.name, engine::arch::tensor_shape(t, c, 0), t.kind});
+      continue;
+    }
+    for (uint32_t il = 0; il < c.n_layer; ++il) {
+      if (t.present != nullptr ? t.present(c.layers[il]) : t.required) {
+        out.push_back({engine::arch::tensor_name(t, il), engine::arch::tensor_shape(t, c, il), t.kind});
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace tools
