@@ -199,7 +199,8 @@ ThreadPool::ThreadPool(const ThreadPlan& plan, PoolOptions options)
 
 ThreadPool::~ThreadPool() {
   shutdown();
-  if (counted_) g_live_pool_threads.fetch_sub(n_threads_, std::memory_order_relaxed);
+  // Counted at the constructor's end: a pool whose destructor runs was counted.
+  g_live_pool_threads.fetch_sub(n_threads_, std::memory_order_relaxed);
 }
 
 // One pool with more threads than CPUs is its plan's warning (ThreadPlan::make
@@ -208,7 +209,6 @@ ThreadPool::~ThreadPool() {
 // from two threads run twice the threads on the same CPUs.
 void ThreadPool::warn_if_oversubscribed(size_t allowed_cpus) {
   const size_t others = g_live_pool_threads.fetch_add(n_threads_, std::memory_order_relaxed);
-  counted_ = true;
   if (others == 0 || others + n_threads_ <= allowed_cpus) return;
   log_warning("thread pool: its " + std::to_string(n_threads_) + " threads and " + std::to_string(others) +
               " more in other thread pools alive in this process (other sessions) add up to " +

@@ -127,7 +127,6 @@ class ThreadPool {
   bool task_timing_ = false;  // changed only between runs; a round's start publishes it
   std::thread::id owner_;
   std::vector<int> owner_affinity_;  // to restore; empty: nothing to restore
-  bool counted_ = false;             // this pool's threads are in the process-wide count
   std::unique_ptr<Worker[]> slots_;  // per thread, 0 = the caller
   std::vector<std::thread> threads_;
   std::mutex run_mutex_;             // one run() at a time
