@@ -106,9 +106,7 @@ void AttentionMixer::attend(Compute& compute, const AttentionSpec& a, const Atte
         ops::dot_rows(q, hd, group, keys + size_t{from - lo} * hd, hd, n_seen, hd, a.scale, scores, n_ctx_);
         for (uint32_t h = 0; h < group; ++h) {
           float* row = scores + size_t{h} * n_ctx_;
-          if (a.softcap > 0.0f) {
-            for (uint32_t p = 0; p < n_seen; ++p) row[p] = a.softcap * std::tanh(row[p] / a.softcap);
-          }
+          if (a.softcap > 0.0f) ops::softcap(row, a.softcap, n_seen);
           ops::softmax(row, n_seen);
         }
         float* out = &att_[size_t{i} * a.out_dim() + size_t{kvh} * group * hv];

@@ -89,6 +89,10 @@ void scale(float* y, float a, size_t n) {
   for (; i < n; ++i) y[i] *= a;
 }
 
+void softcap(float* y, float cap, size_t n) {
+  for (size_t i = 0; i < n; ++i) y[i] = cap * std::tanh(y[i] / cap);
+}
+
 void rope(float* x, size_t n_rot, const float* cos_sin, RopeStyle style) {
   const size_t half = n_rot / 2;
   for (size_t i = 0; i < half; ++i) {

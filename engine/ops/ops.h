@@ -54,6 +54,10 @@ bool f16_rows_in_place();
 // y[i] *= a.
 void scale(float* y, float a, size_t n);
 
+// y[i] = cap * tanh(y[i] / cap): Gemma's soft-cap of attention scores and of
+// the final logits.
+void softcap(float* y, float cap, size_t n);
+
 // Rotary position embedding of one head vector in place, with precomputed
 // cos/sin for its position: cos_sin holds (cos, sin) for each of n_rot/2 pairs.
 // normal: pairs (x[2i], x[2i+1]) — llama; neox: pairs (x[i], x[i + n_rot/2]) —

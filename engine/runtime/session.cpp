@@ -138,10 +138,7 @@ void Session::eval_layers(const int32_t* tokens, uint32_t n, Logits wanted) {
     logits_.resize(before + size_t{rows} * c_.n_vocab);
     float* logits = logits_.data() + before;
     compute_.linear(model_.output(), xn_.data(), rows, logits);
-    if (c_.final_softcap > 0.0f) {
-      const float cap = c_.final_softcap;
-      for (size_t j = 0; j < size_t{rows} * c_.n_vocab; ++j) logits[j] = cap * std::tanh(logits[j] / cap);
-    }
+    if (c_.final_softcap > 0.0f) ops::softcap(logits, c_.final_softcap, size_t{rows} * c_.n_vocab);
     check_finite(model_, logits, rows, c_.n_vocab, n_past_ + first, -1);
   }
   n_past_ += n;

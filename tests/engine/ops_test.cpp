@@ -266,6 +266,18 @@ TEST(Ops, GeluMatchesItsDefinition) {
   }
 }
 
+TEST(Ops, SoftcapBoundsByItsCapAndKeepsSmallValues) {
+  std::vector<float> x = {0.0f, 1e-3f, -2.5f, 30.0f, -1e6f, 49.0f};
+  const std::vector<float> in = x;
+  engine::ops::softcap(x.data(), 50.0f, x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double exact = 50.0 * std::tanh(double{in[i]} / 50.0);
+    EXPECT_NEAR(x[i], exact, 1e-5 * std::abs(exact) + 1e-30) << "x=" << in[i];
+    EXPECT_LE(std::abs(x[i]), 50.0f);
+  }
+  EXPECT_FLOAT_EQ(x[4], -50.0f);  // far past the cap: the cap itself
+}
+
 // A NaN stays NaN through softmax and SwiGLU, so the check for non-finite
 // logits still sees what a bad model produced.
 TEST(Ops, SoftmaxAndSiluKeepNaN) {
