@@ -31,7 +31,7 @@ uint32_t AttentionCache::rows_needed(const AttentionSpec& a, uint32_t n_ctx, uin
 
 uint64_t AttentionCache::bytes_for(const AttentionSpec& a, uint32_t n_pos, KvType type) {
   const uint64_t values = uint64_t{a.kv_dim_k()} + a.kv_dim_v();
-  return mul(mul(n_pos, values), type == KvType::f16 ? 2 : 4);
+  return mul(mul(n_pos, values), kv_elem_bytes(type));
 }
 
 size_t AttentionCache::head_offset(uint32_t kv_head, uint32_t head_dim) const {
@@ -122,7 +122,7 @@ std::vector<CacheUse> cache_uses(const ModelConfig& c, uint32_t n_ctx, uint32_t 
         use.bytes_per_position = AttentionCache::bytes_for(a, 1, type);
         use.bytes_per_layer = AttentionCache::bytes_for(a, rows, type);
         use.shape = std::to_string(rows) + " positions x " + std::to_string(uint64_t{a.kv_dim_k()} + a.kv_dim_v()) +
-                    " values x " + (type == KvType::f16 ? "2" : "4") + " bytes";
+                    " values x " + std::to_string(kv_elem_bytes(type)) + " bytes";
         break;
       }
     }

@@ -7,6 +7,7 @@
 // by the layer's mixer.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@ struct ModelConfig;
 
 enum class KvType { f16, f32 };
 const char* kv_type_name(KvType t);
+inline size_t kv_elem_bytes(KvType t) { return t == KvType::f16 ? 2 : 4; }  // bytes per cached value
 
 // The keys and values of one attention layer: (kv head, n_pos, head_dim)
 // elements each, so a head's history is contiguous and converts in one pass.
@@ -59,7 +61,7 @@ class AttentionCache {
   const uint16_t* values_f16(uint32_t kv_head) const;
 
  private:
-  size_t elem_bytes() const { return type_ == KvType::f16 ? 2 : 4; }
+  size_t elem_bytes() const { return kv_elem_bytes(type_); }
   size_t head_offset(uint32_t kv_head, uint32_t head_dim) const;
   const float* rows(const std::vector<uint8_t>& cache, uint32_t kv_head, uint32_t head_dim, uint32_t n_pos,
                     float* scratch) const;
