@@ -1,0 +1,96 @@
+// End to end against llama.cpp for the families ../shared has no models of:
+// each model of tests/reference/llamacpp/models.json is written at test time
+// by synth with the arguments listed there (the same ones COMMANDS.md gave the
+// synth tool when the references were made), checked to be byte for byte the
+// file llama.cpp read (its SHA-256 is in the reference), and compared with
+// llama.cpp's logits the way ../shared/models/reference/README.md prescribes
+// (tests/support/logit_compare.h), within the tolerances models.json copies
+// from ../shared's manifest.json. The sequences are longer than three
+// sliding windows, so prefill across the window and decode far past it are
+// both checked.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+#include <vector>
+
+#include "tests/support/json.h"
+#include "tests/support/logit_compare.h"
+#include "tests/support/shared_data.h"
+#include "tools/bench/sha256.h"
+#include "tools/common/model_writing/synth_args.h"
+
+namespace {
+
+const std::filesystem::path kDir = std::filesystem::path(ENGINE_SOURCE_DIR) / "tests/reference/llamacpp";
+
+struct Case {
+  std::string model;  // "gemma2-d256"
+  std::string type;   // "Q4_K_M"
+  std::string synth;  // synth's arguments, without --type and -o
+  std::string name() const { return model + "-" + type; }
+};
+
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  const engine_test::Json m = engine_test::Json::parse_file(kDir / "models.json");
+  for (const engine_test::Json& model : m["models"].array()) {
+    for (const engine_test::Json& type : model["types"].array()) {
+      out.push_back({model["name"].string(), type.string(), model["synth"].string()});
+    }
+  }
+  return out;
+}
+
+// Writes the model as `synth <args> --type T -o path` would.
+void write_model(const Case& c, const std::filesystem::path& path) {
+  std::vector<std::string> args{"synth"};
+  std::istringstream words(c.synth);
+  for (std::string w; words >> w;) args.push_back(w);
+  for (const std::string& w : {std::string("--type"), c.type, std::string("-o"), path.string(),
+                               std::string("--no-progress")}) {
+    args.push_back(w);
+  }
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  tools::SynthCommand cmd = tools::parse_synth_command(static_cast<int>(argv.size()), argv.data());
+  cmd.options.out = nullptr;
+  tools::synth_model(cmd.options);
+}
+
+class LlamaCppReference : public ::testing::TestWithParam<Case> {};
+
+TEST_P(LlamaCppReference, AgreesWithLlamaCppWithinTheManifestTolerances) {
+  const Case& c = GetParam();
+  const engine_test::Json ref = engine_test::Json::parse_file(kDir / (c.name() + ".llamacpp.json"));
+  const engine_test::Json& t = engine_test::Json::parse_file(kDir / "models.json")["tolerances"][c.type];
+  const engine_test::LogitTolerance tol{t["rel_max"].number(), t["top1_min"].number(), t["kld_max"].number()};
+
+  const std::filesystem::path dir = engine_test::temp_dir("llamacpp-reference");
+  const std::filesystem::path model = dir / (c.name() + ".gguf");
+  write_model(c, model);
+  ASSERT_EQ(bench::sha256_file(model.string()), ref["model_sha256"].string())
+      << "synth no longer writes the file the reference was computed on; regenerate the references "
+         "(tests/reference/llamacpp/COMMANDS.md)";
+  const engine_test::LogitComparison r = engine_test::compare_logits(model.string(), ref, tol);
+  std::filesystem::remove_all(dir);
+  std::printf("%s: %s\n", c.name().c_str(), r.describe(tol).c_str());
+  EXPECT_EQ(r.rows, ref["logits"].size() + ref["greedy_logits"].size() - 1);
+  EXPECT_TRUE(r.all_finite);
+  EXPECT_LE(r.rel_max, tol.rel_max);
+  EXPECT_GE(r.top1, tol.top1_min);
+  EXPECT_LE(r.kld_mean, tol.kld_max);
+  EXPECT_EQ(r.greedy_mismatch, -1) << "free-running greedy differs before the first near-tie";
+}
+
+// Until models.json lists a model the suite has no cases, which is not an error.
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(LlamaCppReference);
+INSTANTIATE_TEST_SUITE_P(Models, LlamaCppReference, ::testing::ValuesIn(cases()),
+                         [](const ::testing::TestParamInfo<Case>& param) {
+                           std::string s = param.param.name();
+                           std::replace_if(s.begin(), s.end(), [](char ch) { return !std::isalnum(ch); }, '_');
+                           return s;
+                         });
+
+}  // namespace

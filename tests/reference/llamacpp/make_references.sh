@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Regenerates the llama.cpp references of models.json (all, or the models
+# named as arguments): synth writes each model, logits_dump (logits_dump.cpp,
+# built against an already built llama.cpp, see COMMANDS.md) runs it.
+#   LLAMA_DIR=/path/to/llama.cpp SYNTH=build/native/bin/synth \
+#     tests/reference/llamacpp/make_references.sh [MODEL...]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+: "${LLAMA_DIR:?set LLAMA_DIR to a llama.cpp checkout built in LLAMA_DIR/build}"
+: "${SYNTH:?set SYNTH to the synth binary}"
+dump=${DUMP:-$LLAMA_DIR/build/bin/logits_dump}
+commit=$(cat "$LLAMA_DIR/ORACLE_COMMIT" 2>/dev/null || git -C "$LLAMA_DIR" rev-parse HEAD)
+if [[ ! -x $dump || $here/logits_dump.cpp -nt $dump ]]; then
+  g++ -O2 -std=c++17 "$here/logits_dump.cpp" -I"$LLAMA_DIR/include" -I"$LLAMA_DIR/ggml/include" \
+    -L"$LLAMA_DIR/build/bin" -lllama -lggml -lggml-base -Wl,-rpath,"$LLAMA_DIR/build/bin" -o "$dump"
+fi
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+tokens=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['tokens'])" "$here/models.json")
+python3 - "$here/models.json" "$@" > "$tmp/list" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+want = set(sys.argv[2:])
+for model in m["models"]:
+    if want and model["name"] not in want:
+        continue
+    for t in model["types"]:
+        print(model["name"], t, model["synth"])
+PY
+while read -r name type args; do
+  gguf=$tmp/$name-$type.gguf
+  # shellcheck disable=SC2086  # the arguments are words
+  "$SYNTH" $args --type "$type" -o "$gguf" --no-progress > /dev/null
+  sha=$(sha256sum "$gguf" | cut -d' ' -f1)
+  "$dump" "$gguf" "$here/$name-$type.llamacpp.json" --tokens "$tokens" --sha256 "$sha" --commit "$commit" \
+    2> "$tmp/log" || { cat "$tmp/log"; exit 1; }
+  echo "$name-$type: $(grep -o '"greedy": \[[^]]*\]' "$here/$name-$type.llamacpp.json")"
+done < "$tmp/list"
