@@ -129,6 +129,9 @@ void Writer::set_string(std::string_view k, std::string_view v) {
 void Writer::set_array_u8(std::string_view k, std::span<const uint8_t> v) {
   set_encoded(k, encode_array(ValueType::UINT8, v));
 }
+void Writer::set_array_bool(std::string_view k, std::span<const uint8_t> v) {
+  set_encoded(k, encode_array(ValueType::BOOL, v));
+}
 void Writer::set_array_i32(std::string_view k, std::span<const int32_t> v) {
   set_encoded(k, encode_array(ValueType::INT32, v));
 }

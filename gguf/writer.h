@@ -52,6 +52,7 @@ class Writer {
 
   // Arrays of scalars and of strings.
   void set_array_u8(std::string_view key, std::span<const uint8_t> v);
+  void set_array_bool(std::string_view key, std::span<const uint8_t> v);  // 0 or 1 each
   void set_array_i32(std::string_view key, std::span<const int32_t> v);
   void set_array_u32(std::string_view key, std::span<const uint32_t> v);
   void set_array_f32(std::string_view key, std::span<const float> v);

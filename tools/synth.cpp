@@ -44,7 +44,11 @@ void usage(FILE* out) {
                "      --arch A  --n-embd N  --n-layer N  --n-head N  --n-head-kv N  --head-dim N  --n-ff N\n"
                "      --n-vocab N  --ctx N  --rope-base F  --rms-eps F  --tied  --untied\n"
                "      --rope-linear F   linear RoPE scaling by F (rope.scaling.factor)\n"
-               "      --set KEY=VALUE   a further key of the family, e.g. attention.sliding_window=8\n",
+               "      --set KEY=VALUE   a further key of the family, e.g. attention.sliding_window=8\n"
+               "                        (KEY=A,B,... one value per layer where the key may be an array)\n"
+               "      --rope-partial F  proportional RoPE on the global layers: F of each head rotated\n"
+               "                        (rope_freqs.weight, Gemma 4's partial_rotary_factor)\n"
+               "      --k-eq-v          the global layers have no V projection (attention_k_eq_v)\n",
                tools::shape_names().c_str(), tools::target_names().c_str());
 }
 

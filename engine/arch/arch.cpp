@@ -30,6 +30,10 @@ bool has_qkv_bias(const LayerSpec& l) { return l.attention.qkv_bias; }
 bool has_qk_norm(const LayerSpec& l) { return l.attention.qk_norm; }
 bool has_post_mixer_norm(const LayerSpec& l) { return l.post_mixer_norm; }
 bool has_post_ffn_norm(const LayerSpec& l) { return l.post_ffn_norm; }
+// A layer that reads another's cache computes no keys or values.
+bool has_own_k(const LayerSpec& l) { return !l.attention.shares_kv(); }
+bool has_own_v(const LayerSpec& l) { return !l.attention.shares_kv() && !l.attention.v_from_k; }
+bool has_own_k_norm(const LayerSpec& l) { return l.attention.qk_norm && !l.attention.shares_kv(); }
 
 }  // namespace
 
@@ -56,6 +60,9 @@ const char* dim_name(Dim d) {
     case Dim::attn_out: return "attn_out";
     case Dim::head_dim_k: return "head_dim_k";
     case Dim::rope_pairs: return "rope_pairs";
+    case Dim::n_pl: return "n_pl";
+    case Dim::n_pl_all: return "n_pl_all";
+    case Dim::one: return "one";
   }
   return "?";
 }
@@ -72,13 +79,13 @@ std::vector<TensorSpec> transformer_tensors() {
       {"rope_freqs.weight", K::rope_factors, {D::rope_pairs}, &G::rope_freqs, false, false},
       {"attn_norm.weight", K::norm, {D::n_embd}, &L::attn_norm},
       {"attn_q.weight", K::matrix, {D::n_embd, D::q_dim}, &L::wq},
-      {"attn_k.weight", K::matrix, {D::n_embd, D::kv_dim_k}, &L::wk},
-      {"attn_v.weight", K::matrix, {D::n_embd, D::kv_dim_v}, &L::wv},
+      {"attn_k.weight", K::matrix, {D::n_embd, D::kv_dim_k}, &L::wk, true, true, has_own_k},
+      {"attn_v.weight", K::matrix, {D::n_embd, D::kv_dim_v}, &L::wv, true, true, has_own_v},
       {"attn_q.bias", K::bias, {D::q_dim}, &L::q_bias, true, true, has_qkv_bias},
       {"attn_k.bias", K::bias, {D::kv_dim_k}, &L::k_bias, true, true, has_qkv_bias},
       {"attn_v.bias", K::bias, {D::kv_dim_v}, &L::v_bias, true, true, has_qkv_bias},
       {"attn_q_norm.weight", K::norm, {D::head_dim_k}, &L::q_norm, true, true, has_qk_norm},
-      {"attn_k_norm.weight", K::norm, {D::head_dim_k}, &L::k_norm, true, true, has_qk_norm},
+      {"attn_k_norm.weight", K::norm, {D::head_dim_k}, &L::k_norm, true, true, has_own_k_norm},
       {"attn_output.weight", K::matrix, {D::attn_out, D::n_embd}, &L::wo},
       {"post_attention_norm.weight", K::norm, {D::n_embd}, &L::post_attn_norm, true, true, has_post_mixer_norm},
       {"ffn_norm.weight", K::norm, {D::n_embd}, &L::ffn_norm},
@@ -152,7 +159,14 @@ uint64_t resolve_dim(Dim d, const ModelConfig& c, const LayerSpec& l) {
     case Dim::kv_dim_v: return a.kv_dim_v();
     case Dim::attn_out: return a.out_dim();
     case Dim::head_dim_k: return a.head_dim_k;
-    case Dim::rope_pairs: return a.rope.n_rot / 2;
+    case Dim::rope_pairs:
+      for (const LayerSpec& divided : c.layers) {
+        if (divided.attention.rope.freq_factors) return divided.attention.rope.n_rot / 2;
+      }
+      return a.rope.n_rot / 2;
+    case Dim::n_pl: return c.per_layer_input.n_embd;
+    case Dim::n_pl_all: return uint64_t{c.per_layer_input.n_embd} * c.n_layer;
+    case Dim::one: return 1;
   }
   return 0;
 }

@@ -43,6 +43,12 @@ enum class Param : uint8_t {
   attn_softcap,            // float, attn_logit_softcapping
   final_softcap,           // float, final_logit_softcapping
   rope_freq_base_swa,      // float, the RoPE base of sliding-window layers
+  shared_kv_layers,          // u32, the last layers that read an earlier layer's cache
+  embedding_length_per_layer,  // u32, the per-layer inputs' width (0: none)
+  key_length_swa,            // u32, the head size of sliding-window layers
+  value_length_swa,          // u32
+  rope_dimension_count_swa,  // u32, the dimensions RoPE rotates in sliding-window layers
+  expert_count,              // u32, experts of a mixture-of-experts model
 };
 // The first Param read into ModelConfig::values, and whether one is a float.
 inline constexpr Param kFirstValueParam = Param::sliding_window;
@@ -70,7 +76,10 @@ enum class Dim : uint8_t {
   kv_dim_v,    // n_head_kv x head_dim_v
   attn_out,    // n_head x head_dim_v, the attention output
   head_dim_k,
-  rope_pairs,  // n_rot / 2
+  rope_pairs,  // n_rot / 2 of the layers that divide by rope_freqs.weight (the first of them)
+  n_pl,        // the per-layer inputs' width (ModelConfig::per_layer_input.n_embd)
+  n_pl_all,    // n_pl x n_layer: every layer's per-layer input of a token
+  one,         // 1: a scalar
 };
 const char* dim_name(Dim d);
 
@@ -82,6 +91,7 @@ enum class TensorKind : uint8_t { embedding, matrix, norm, bias, rope_factors };
 // Where the loader puts a tensor.
 using Slot = std::variant<std::monostate,                    // token_embd (Model keeps the tensor itself)
                           Linear GlobalWeights::*, std::vector<float> GlobalWeights::*,
+                          const gguf::TensorInfo* GlobalWeights::*,  // a table read a row at a time
                           Linear LayerWeights::*, std::vector<float> LayerWeights::*>;
 
 struct TensorSpec {
@@ -91,7 +101,8 @@ struct TensorSpec {
   Slot slot;
   bool per_layer = true;
   bool required = true;
-  // Per-layer tensors present only where the spec says (nullptr: every layer).
+  // Tensors present only where the spec says (nullptr: every layer); a
+  // global tensor asks layer 0's spec.
   bool (*present)(const LayerSpec&) = nullptr;
   // An absent optional tensor stands in for by this one (the tied LM head).
   const char* fallback = nullptr;

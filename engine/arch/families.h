@@ -11,5 +11,6 @@ Architecture qwen2();
 Architecture qwen3();
 Architecture gemma2();
 Architecture gemma3();
+Architecture gemma4();
 
 }  // namespace engine::arch

@@ -1,6 +1,8 @@
 // What one layer computes, as the forward pass reads it (engine/runtime/session.cpp):
 //   x += post_mixer_norm(mixer(attn_norm(x)))
 //   x += post_ffn_norm(ffn_down(act(ffn_gate(xn)) * ffn_up(xn))),  xn = ffn_norm(x)
+//   x += per_layer_post_norm(per_layer_proj(gelu(per_layer_gate(x)) * p_l))   with a per-layer input
+//   x *= output_scale                                                          with an output scale
 // The architecture descriptions (engine/arch/) fill one per layer.
 #pragma once
 
@@ -42,6 +44,14 @@ struct AttentionSpec {
   float softcap = 0.0f;      // scores = softcap * tanh(scores / softcap); 0: none
   bool qkv_bias = false;     // attn_{q,k,v}.bias added after the projections
   bool qk_norm = false;      // RMSNorm over each head of Q and K before RoPE
+  bool v_norm = false;       // RMSNorm without a weight over each head of V
+  bool v_from_k = false;     // no V projection: V is K's projection (before K's norm and RoPE)
+  // The earlier layer whose cache this layer attends to (kOwnCache: its own).
+  // A layer that reads another's cache computes no keys or values and keeps none.
+  static constexpr uint32_t kOwnCache = UINT32_MAX;
+  uint32_t kv_source = kOwnCache;
+
+  bool shares_kv() const { return kv_source != kOwnCache; }
 
   uint32_t q_dim() const { return n_head * head_dim_k; }
   uint32_t kv_dim_k() const { return n_head_kv * head_dim_k; }
@@ -56,6 +66,10 @@ struct LayerSpec {
   Activation activation = Activation::silu;
   bool post_mixer_norm = false;  // post_attention_norm.weight on the mixer's output
   bool post_ffn_norm = false;    // post_ffw_norm.weight on the FFN's output
+  // The layer's slice p_l of the per-layer inputs (ModelConfig::per_layer_input)
+  // added through inp_gate.weight, proj.weight and post_norm.weight.
+  bool per_layer_input = false;
+  bool output_scale = false;     // the layer's output times layer_output_scale.weight (one value)
 };
 
 }  // namespace engine

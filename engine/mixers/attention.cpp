@@ -32,45 +32,65 @@ AttentionMixer::AttentionMixer(const ModelConfig& c, uint32_t n_batch, uint32_t 
     return l.mixer == MixerKind::attention && l.attention.window != 0;
   });
   if (kv_type == KvType::f16 || windowed) kv_rows_.resize(n_threads * n_ctx * (c.head_dim_k + c.head_dim_v));
+  ones_.assign(c.head_dim_v, 1.0f);
 }
 
 void AttentionMixer::forward(Compute& compute, const AttentionSpec& a, const LayerWeights& w, AttentionCache& cache,
                              const float* rope, float rms_eps, uint32_t n_past, uint32_t n, float* xn) {
-  // q, k, v = xn Wq^T, xn Wk^T, xn Wv^T, then per token biases, norms, RoPE
-  // and the cache; attention over the cache; the output projection into xn.
-  compute.linear_same_input(xn, n, {{&w.wq, q_.data()}, {&w.wk, k_.data()}, {&w.wv, v_.data()}});
+  // q, k, v = xn Wq^T, xn Wk^T, xn Wv^T (k and v only for a layer with a
+  // cache of its own, v only with a V projection), then per token biases,
+  // norms, RoPE and the cache; attention over the cache; the output
+  // projection into xn.
+  if (a.shares_kv()) {
+    compute.linear(w.wq, xn, n, q_.data());
+  } else if (a.v_from_k) {
+    compute.linear_same_input(xn, n, {{&w.wq, q_.data()}, {&w.wk, k_.data()}});
+  } else {
+    compute.linear_same_input(xn, n, {{&w.wq, q_.data()}, {&w.wk, k_.data()}, {&w.wv, v_.data()}});
+  }
   compute.parallel_range(n, 1, [&](size_t first, size_t last) {
     for (size_t i = first; i < last; ++i) {
-      finish_qkv(a, w, cache, rope, rms_eps, n_past + static_cast<uint32_t>(i), static_cast<uint32_t>(i));
+      const auto pos = n_past + static_cast<uint32_t>(i);
+      finish_q(a, w, rope, rms_eps, static_cast<uint32_t>(i));
+      if (!a.shares_kv()) finish_kv(a, w, cache, rope, rms_eps, pos, static_cast<uint32_t>(i));
     }
   });
   compute.profiled(nullptr, [&] { attend(compute, a, cache, n_past, n); });  // att: (n, n_head * head_dim_v)
   compute.linear(w.wo, att_.data(), n, xn);
 }
 
-// Token i's Q, K and V after the matmuls: biases, Q/K RMSNorm, RoPE, then K
-// and V into the cache at the token's position.
-void AttentionMixer::finish_qkv(const AttentionSpec& a, const LayerWeights& w, AttentionCache& cache,
-                                const float* rope, float rms_eps, uint32_t pos, uint32_t i) {
+// Token i's Q after its matmul: bias, RMSNorm per head, RoPE.
+void AttentionMixer::finish_q(const AttentionSpec& a, const LayerWeights& w, const float* rope, float rms_eps,
+                              uint32_t i) {
   float* q = &q_[size_t{i} * a.q_dim()];
-  float* k = &k_[size_t{i} * a.kv_dim_k()];
-  float* v = &v_[size_t{i} * a.kv_dim_v()];
-  if (a.qkv_bias) {
-    ops::add(q, w.q_bias.data(), a.q_dim());
-    ops::add(k, w.k_bias.data(), a.kv_dim_k());
-    ops::add(v, w.v_bias.data(), a.kv_dim_v());
-  }
-  const uint32_t n_rot = a.rope.n_rot;
-  const float* cs = rope + size_t{i} * n_rot;  // the table is empty when n_rot is 0
+  if (a.qkv_bias) ops::add(q, w.q_bias.data(), a.q_dim());
+  const float* cs = rope + size_t{i} * a.rope.n_rot;  // the table is empty when n_rot is 0
   for (uint32_t h = 0; h < a.n_head; ++h) {
     float* qh = q + size_t{h} * a.head_dim_k;
     if (a.qk_norm) ops::rmsnorm(qh, qh, w.q_norm.data(), a.head_dim_k, rms_eps);
-    ops::rope(qh, n_rot, cs, a.rope.style);
+    ops::rope(qh, a.rope.n_rot, cs, a.rope.style);
   }
+}
+
+// Token i's K and V after the matmuls: biases, V from K's projection where
+// the layer has no V projection, the norms, RoPE on K, then both into the
+// cache at the token's position.
+void AttentionMixer::finish_kv(const AttentionSpec& a, const LayerWeights& w, AttentionCache& cache,
+                               const float* rope, float rms_eps, uint32_t pos, uint32_t i) {
+  float* k = &k_[size_t{i} * a.kv_dim_k()];
+  float* v = &v_[size_t{i} * a.kv_dim_v()];
+  if (a.qkv_bias) {
+    ops::add(k, w.k_bias.data(), a.kv_dim_k());
+    ops::add(v, w.v_bias.data(), a.kv_dim_v());
+  }
+  if (a.v_from_k) std::copy(k, k + a.kv_dim_k(), v);
+  const float* cs = rope + size_t{i} * a.rope.n_rot;
   for (uint32_t h = 0; h < a.n_head_kv; ++h) {
     float* kh = k + size_t{h} * a.head_dim_k;
     if (a.qk_norm) ops::rmsnorm(kh, kh, w.k_norm.data(), a.head_dim_k, rms_eps);
-    ops::rope(kh, n_rot, cs, a.rope.style);
+    ops::rope(kh, a.rope.n_rot, cs, a.rope.style);
+    float* vh = v + size_t{h} * a.head_dim_v;
+    if (a.v_norm) ops::rmsnorm(vh, vh, ones_.data(), a.head_dim_v, rms_eps);
   }
   cache.store(pos, k, v);
 }

@@ -1,7 +1,8 @@
 // The attention mixer: causal multi-head attention with grouped-query KV
 // heads over an attention layer's cache, as its AttentionSpec says (biases,
-// Q/K norms, RoPE, scale, soft-cap). One object per session holds the scratch
-// every attention layer shares; other mixer kinds go in files beside this one.
+// Q/K/V norms, RoPE, scale, soft-cap, V from K, another layer's cache). One
+// object per session holds the scratch every attention layer shares; other
+// mixer kinds go in files beside this one.
 #pragma once
 
 #include <cstdint>
@@ -29,8 +30,9 @@ class AttentionMixer {
                const float* rope, float rms_eps, uint32_t n_past, uint32_t n, float* xn);
 
  private:
-  void finish_qkv(const AttentionSpec& a, const LayerWeights& w, AttentionCache& cache, const float* rope,
-                  float rms_eps, uint32_t pos, uint32_t i);
+  void finish_q(const AttentionSpec& a, const LayerWeights& w, const float* rope, float rms_eps, uint32_t i);
+  void finish_kv(const AttentionSpec& a, const LayerWeights& w, AttentionCache& cache, const float* rope,
+                 float rms_eps, uint32_t pos, uint32_t i);
   void attend(Compute& compute, const AttentionSpec& a, const AttentionCache& cache, uint32_t n_past, uint32_t n);
 
   uint32_t n_ctx_;
@@ -41,6 +43,7 @@ class AttentionMixer {
   std::vector<float> scores_;   // (threads, group, n_ctx) attention weights of a KV head's query heads
   std::vector<float> kv_rows_;  // (threads, n_ctx, head_dim_k + head_dim_v) one KV head's history
                                 // as F32, per thread (empty with an F32 cache: read in place)
+  std::vector<float> ones_;     // (head_dim_v) the weight of V's RMSNorm, which has none
 };
 
 }  // namespace engine

@@ -83,6 +83,15 @@ Linear Model::make_linear(const gguf::TensorInfo& t) {
   return l;
 }
 
+// A table read a row at a time from the mapping, in a type the engine can read.
+const gguf::TensorInfo* Model::readable_table(const gguf::TensorInfo& t) const {
+  if (kernels::ref::type_ops(t.type) == nullptr) {
+    throw ModelError(file_.path() + ": " + std::string(t.name) + " has type " + std::string(gguf::type_name(t.type)) +
+                     ", which the engine cannot read");
+  }
+  return &t;
+}
+
 // One row of the description's tensor table: found by name, checked against
 // the shape the hyperparameters give, and put where its slot says.
 void Model::load_tensor(const arch::TensorSpec& spec, uint32_t il) {
@@ -113,12 +122,10 @@ void Model::load_tensor(const arch::TensorSpec& spec, uint32_t il) {
           linear(layer->*member);
         } else if constexpr (std::is_same_v<M, std::vector<float> LayerWeights::*>) {
           layer->*member = load_vector(*t);
+        } else if constexpr (std::is_same_v<M, const gguf::TensorInfo* GlobalWeights::*>) {
+          globals_.*member = readable_table(*t);
         } else {  // the embedding table: read a row at a time from the mapping
-          token_embd_ = t;
-          if (kernels::ref::type_ops(t->type) == nullptr) {
-            throw ModelError(file_.path() + ": " + name + " has type " + std::string(gguf::type_name(t->type)) +
-                             ", which the engine cannot read");
-          }
+          token_embd_ = readable_table(*t);
         }
       },
       spec.slot);
@@ -145,12 +152,15 @@ std::unique_ptr<Model> Model::load(gguf::File file) {
   // The description's tensor table, global tensors first, then block by block.
   const std::vector<arch::TensorSpec>& table = c.arch->tensors;
   m->layers_.resize(c.n_layer);
+  const auto present = [&](const arch::TensorSpec& t, uint32_t il) {
+    return t.present == nullptr || t.present(c.layers[il]);
+  };
   for (const arch::TensorSpec& t : table) {
-    if (!t.per_layer) m->load_tensor(t, 0);
+    if (!t.per_layer && present(t, 0)) m->load_tensor(t, 0);
   }
   for (uint32_t il = 0; il < c.n_layer; ++il) {
     for (const arch::TensorSpec& t : table) {
-      if (t.per_layer && (t.present == nullptr || t.present(c.layers[il]))) m->load_tensor(t, il);
+      if (t.per_layer && present(t, il)) m->load_tensor(t, il);
     }
   }
   m->repacked_.release_unused();
@@ -186,10 +196,21 @@ void Model::log_repacked() const {
   log_info(line + " (transparent huge pages: " + transparent_huge_pages_mode() + ")");
 }
 
-void Model::embed(int32_t token, float* x) const {
-  const kernels::ref::TypeOps* ops = kernels::ref::type_ops(token_embd_->type);
-  const uint64_t row = *gguf::row_bytes(token_embd_->type, config_.n_embd);
-  ops->dequantize_row(file_.tensor_data(*token_embd_) + static_cast<uint64_t>(token) * row, x, config_.n_embd);
+namespace {
+
+// Row `r` of a table of rows of n values, as floats.
+void table_row(const gguf::File& f, const gguf::TensorInfo& t, int32_t r, uint64_t n, float* out) {
+  const uint64_t row = *gguf::row_bytes(t.type, n);
+  kernels::ref::type_ops(t.type)->dequantize_row(f.tensor_data(t) + static_cast<uint64_t>(r) * row, out, n);
+}
+
+}  // namespace
+
+void Model::embed(int32_t token, float* x) const { table_row(file_, *token_embd_, token, config_.n_embd, x); }
+
+void Model::embed_per_layer(int32_t token, float* p) const {
+  table_row(file_, *globals_.per_layer_token_embd, token, uint64_t{config_.per_layer_input.n_embd} * config_.n_layer,
+            p);
 }
 
 uint64_t Model::weight_bytes() const {

@@ -33,10 +33,14 @@ class Model {
 
   // x[0..n_embd) = row `token` of the embedding table, as floats.
   void embed(int32_t token, float* x) const;
+  // p[0..n_pl x n_layer) = row `token` of per_layer_token_embd, as floats
+  // (only when the model has per-layer inputs).
+  void embed_per_layer(int32_t token, float* p) const;
 
   const std::vector<LayerWeights>& layers() const { return layers_; }
   const std::vector<float>& output_norm() const { return globals_.output_norm; }
   const Linear& output() const { return globals_.output; }
+  const GlobalWeights& globals() const { return globals_; }
   // Llama 3 per-pair frequency divisors (rope_freqs.weight), empty when absent.
   const std::vector<float>& rope_freq_factors() const { return globals_.rope_freqs; }
 
@@ -56,6 +60,7 @@ class Model {
   const gguf::TensorInfo& require(const std::string& name, const std::vector<uint64_t>& shape) const;
   std::vector<float> load_vector(const gguf::TensorInfo& t);
   Linear make_linear(const gguf::TensorInfo& t);
+  const gguf::TensorInfo* readable_table(const gguf::TensorInfo& t) const;
   // Loads tensor `t` of the description (of layer il when per layer) into its slot.
   void load_tensor(const arch::TensorSpec& t, uint32_t il);
   void reserve_repacked();

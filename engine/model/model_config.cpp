@@ -79,7 +79,11 @@ class Keys {
 // sized by it.
 void check_block_count(const gguf::File& f, const arch::Architecture& a, uint32_t n_layer) {
   uint64_t per_layer = 0;
-  for (const arch::TensorSpec& t : a.tensors) per_layer += t.per_layer && t.required && t.present == nullptr;
+  // A tensor switched by the spec counts when a plain layer (the default
+  // spec: its own keys and values, no norms or inputs beyond llama's) has it.
+  for (const arch::TensorSpec& t : a.tensors) {
+    per_layer += t.per_layer && t.required && (t.present == nullptr || t.present(LayerSpec{}));
+  }
   if (uint64_t{n_layer} * per_layer > f.tensors().size()) {
     fail(f, "block_count " + std::to_string(n_layer) + " needs at least " + std::to_string(n_layer * per_layer) +
                 " tensors, the file has " + std::to_string(f.tensors().size()));
@@ -174,12 +178,64 @@ void read_vocab_size(const Keys& k, ModelConfig& c) {
   }
 }
 
+// An array of one number or bool per layer (gemma4's sliding_window_pattern).
+std::vector<double> per_layer_values(const Keys& k, arch::Param p, uint32_t n_layer) {
+  const std::string key = k.key(p);
+  const gguf::Value& v = k.file().find(key)->value;
+  if (v.array_size() != n_layer) {
+    fail(k.file(), "metadata '" + key + "' has " + std::to_string(v.array_size()) + " values for " +
+                       std::to_string(n_layer) + " layers");
+  }
+  std::vector<double> out;
+  for (uint32_t il = 0; il < n_layer; ++il) {
+    const gguf::Value e = v.at(il);
+    const std::optional<bool> b = e.to_bool();
+    const std::optional<double> x = b ? std::optional<double>(*b ? 1.0 : 0.0)
+                                      : e.to_uint() ? std::optional<double>(static_cast<double>(*e.to_uint()))
+                                                    : e.to_double();
+    if (!x || !std::isfinite(*x) || *x < 0) {
+      fail(k.file(), "metadata '" + key + "' value " + std::to_string(il) + " is not a non-negative number");
+    }
+    out.push_back(*x);
+  }
+  return out;
+}
+
+// What the layer specs ask of each other and of the sizes: a cache shared
+// with an earlier layer of the same kind that has its own, head sizes that
+// V-from-K and RoPE can use.
+void check_layers(const gguf::File& f, const ModelConfig& c) {
+  for (uint32_t il = 0; il < c.n_layer; ++il) {
+    const AttentionSpec& a = c.layers[il].attention;
+    const std::string layer = "layer " + std::to_string(il);
+    if (a.head_dim_k == 0 || a.head_dim_v == 0 || a.rope.n_rot > a.head_dim_k || a.rope.n_rot % 2 != 0) {
+      fail(f, layer + ": RoPE dimensions " + std::to_string(a.rope.n_rot) +
+                  " must be even and at most the head size " + std::to_string(a.head_dim_k));
+    }
+    if (a.v_from_k && a.head_dim_k != a.head_dim_v) {
+      fail(f, layer + " has no attn_v.weight, so V is K, but its key and value sizes differ");
+    }
+    if (!a.shares_kv()) continue;
+    if (a.kv_source >= il) fail(f, layer + " shares the cache of no earlier layer");
+    const AttentionSpec& s = c.layers[a.kv_source].attention;
+    if (s.shares_kv() || s.window != a.window || s.n_head_kv != a.n_head_kv || s.head_dim_k != a.head_dim_k ||
+        s.head_dim_v != a.head_dim_v) {
+      fail(f, layer + " shares the cache of layer " + std::to_string(a.kv_source) +
+                  ", which is not a layer of its kind (window, KV heads and head sizes) with a cache of its own");
+    }
+  }
+}
+
 // The family's further keys, as one scalar each; the family checks and
 // defaults them where it reads them. An array where a scalar is read is
 // passed over, as llama.cpp's get_key_or_arr does (the family's default holds).
 void read_values(const Keys& k, ModelConfig& c) {
   for (const arch::KeySpec& spec : c.arch->keys) {
-    if (spec.param < arch::kFirstValueParam || !k.has(spec.param) || k.is_array(spec.param)) continue;
+    if (spec.param < arch::kFirstValueParam || !k.has(spec.param)) continue;
+    if (k.is_array(spec.param)) {
+      if (spec.per_layer) c.layer_values[spec.param] = per_layer_values(k, spec.param, c.n_layer);
+      continue;
+    }
     const std::string key = k.key(spec.param);
     const double v = arch::param_is_float(spec.param) ? k.file().get_float(key)
                                                      : static_cast<double>(k.u32(spec.param));
@@ -203,7 +259,16 @@ ModelConfig ModelConfig::from_gguf(const gguf::File& f) {
   read_rope_and_norm(keys, c);
   read_vocab_size(keys, c);
   read_values(keys, c);
-  arch::finish_config(c);
+  c.layer_without_v.resize(c.n_layer);
+  for (uint32_t il = 0; il < c.n_layer; ++il) {
+    c.layer_without_v[il] = f.find_tensor("blk." + std::to_string(il) + ".attn_v.weight") == nullptr;
+  }
+  try {
+    arch::finish_config(c);  // the family may refuse what the keys describe
+  } catch (const ModelError& e) {
+    fail(f, e.what());
+  }
+  check_layers(f, c);
   return c;
 }
 

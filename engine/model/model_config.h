@@ -39,6 +39,15 @@ struct ModelConfig {
   float rms_eps = 0.0f;             // <arch>.attention.layer_norm_rms_epsilon (required)
   float embed_scale = 1.0f;         // the embeddings are multiplied by it (1: not at all)
   float final_softcap = 0.0f;       // logits = softcap * tanh(logits / softcap); 0: none
+  // Per-layer inputs (Gemma 4's per-layer embeddings): for each token, n_embd
+  // values for every layer, from a table of their own plus a projection of
+  // the token's embedding, each part and their sum scaled (0 wide: none).
+  struct PerLayerInput {
+    uint32_t n_embd = 0;        // <arch>.embedding_length_per_layer_input
+    float table_scale = 1.0f;   // per_layer_token_embd's rows are multiplied by it
+    float proj_scale = 1.0f;    // the embedding's projection by per_layer_model_proj
+    float sum_scale = 1.0f;     // the sum of the two (after the projection's norm)
+  } per_layer_input;
   // Keys that may hold one value per layer, as one value per layer.
   std::vector<uint32_t> layer_n_ff, layer_n_head, layer_n_head_kv;
   std::vector<LayerSpec> layers;  // (n_layer) what each layer computes
@@ -48,6 +57,16 @@ struct ModelConfig {
     const auto it = values.find(p);
     return it == values.end() ? fallback : it->second;
   }
+  // The same keys given as an array of one value per layer (KeySpec::per_layer).
+  std::map<arch::Param, std::vector<double>> layer_values;
+  // Layer il's value: from the array, else the scalar, else `fallback`.
+  double layer_value(arch::Param p, uint32_t il, double fallback) const {
+    const auto it = layer_values.find(p);
+    return it != layer_values.end() && il < it->second.size() ? it->second[il] : value(p, fallback);
+  }
+  // (n_layer) whether blk.N.attn_v.weight is absent: V is K's projection in
+  // families that allow it (AttentionSpec::v_from_k), a missing tensor in others.
+  std::vector<bool> layer_without_v;
 
   uint32_t q_dim() const { return n_head * head_dim_k; }
   uint32_t kv_dim_k() const { return n_head_kv * head_dim_k; }

@@ -34,12 +34,20 @@ struct LayerWeights {
   std::vector<float> k_norm;          // (head_dim_k)
   Linear wq, wk, wv, wo;              // (q_dim, n_embd) (kv_dim_k, n_embd) (kv_dim_v, n_embd) (n_embd, attn_out)
   Linear w_gate, w_up, w_down;        // (n_ff, n_embd) (n_ff, n_embd) (n_embd, n_ff)
+  // When the spec has per_layer_input (n_pl = ModelConfig::per_layer_input.n_embd):
+  Linear per_layer_gate, per_layer_proj;  // (n_pl, n_embd) (n_embd, n_pl)
+  std::vector<float> per_layer_post_norm;  // (n_embd)
+  std::vector<float> output_scale;         // (1), when the spec has output_scale
 };
 
 struct GlobalWeights {
   std::vector<float> output_norm;  // (n_embd)
   Linear output;                   // (n_vocab, n_embd), or token_embd when tied
   std::vector<float> rope_freqs;   // (n_rot / 2) llama3 frequency divisors, empty when absent
+  // The per-layer inputs' tables, when the model has them (n_pl x n_layer = n_pl_all):
+  const gguf::TensorInfo* per_layer_token_embd = nullptr;  // (n_vocab, n_pl_all), read a row at a time
+  Linear per_layer_model_proj;                             // (n_pl_all, n_embd)
+  std::vector<float> per_layer_proj_norm;                  // (n_pl)
 };
 
 }  // namespace engine

@@ -112,6 +112,7 @@ std::string CacheUse::describe() const {
 std::vector<CacheUse> cache_uses(const ModelConfig& c, uint32_t n_ctx, uint32_t n_batch, KvType type) {
   std::vector<CacheUse> uses;
   for (const LayerSpec& l : c.layers) {
+    if (l.mixer == MixerKind::attention && l.attention.shares_kv()) continue;  // reads another layer's cache
     CacheUse use;
     switch (l.mixer) {
       case MixerKind::attention: {
@@ -148,6 +149,10 @@ KvCache::KvCache(const ModelConfig& c, uint32_t n_ctx, uint32_t n_batch, KvType 
     switch (l.mixer) {
       case MixerKind::attention: {
         const AttentionSpec& a = l.attention;
+        if (a.shares_kv()) {  // the cache of an earlier layer, which holds the same positions
+          index_.push_back(index_[a.kv_source]);
+          break;
+        }
         index_.push_back(static_cast<uint32_t>(attention_.size()));
         attention_.emplace_back(type, AttentionCache::rows_needed(a, n_ctx, n_batch), a.n_head_kv, a.head_dim_k,
                                 a.head_dim_v);

@@ -105,13 +105,14 @@ class KvCache {
   // "f16: 22 attention layers x 4.0 MiB", the kinds joined by " + ".
   std::string describe() const;
 
+  // The cache layer `layer` attends to: its own, or the one it shares.
   AttentionCache& attention(uint32_t layer) { return attention_[index_[layer]]; }
   const AttentionCache& attention(uint32_t layer) const { return attention_[index_[layer]]; }
 
  private:
   KvType type_;
   uint32_t n_ctx_;
-  std::vector<AttentionCache> attention_;  // one per attention layer
+  std::vector<AttentionCache> attention_;  // one per attention layer with a cache of its own
   std::vector<uint32_t> index_;            // (n_layer) the layer's cache in its kind's list
   std::vector<CacheUse> uses_;
 };

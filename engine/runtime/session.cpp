@@ -35,6 +35,10 @@ Session::Session(const Model& model, const SessionParams& params)
   xn_.resize(b * c_.n_embd);
   gate_.resize(b * c_.n_ff);
   up_.resize(b * c_.n_ff);
+  const size_t n_pl = c_.per_layer_input.n_embd;
+  per_layer_.resize(b * n_pl * c_.n_layer);
+  per_layer_proj_.resize(b * n_pl * c_.n_layer);
+  per_layer_gate_.resize(b * n_pl);
   for (const LayerSpec& l : c_.layers) {
     const RopeSpec& spec = l.attention.rope;
     if (std::none_of(rope_.begin(), rope_.end(), [&](const RopeTable& t) { return t.spec == spec; })) {
@@ -102,6 +106,7 @@ void Session::eval_layers(const int32_t* tokens, uint32_t n, Logits wanted) {
   ++batch_;  // the RoPE tables of earlier batches are stale, whatever became of them
   for (uint32_t i = 0; i < n; ++i) model_.embed(tokens[i], &x_[size_t{i} * d]);  // x: (n, d)
   if (c_.embed_scale != 1.0f) ops::scale(x_.data(), c_.embed_scale, size_t{n} * d);
+  if (c_.per_layer_input.n_embd != 0) per_layer_inputs(tokens, n);  // p: (n, n_layer, n_pl)
 
   for (uint32_t l = 0; l < c_.n_layer; ++l) {
     const LayerSpec& spec = c_.layers[l];
@@ -118,6 +123,10 @@ void Session::eval_layers(const int32_t* tokens, uint32_t n, Logits wanted) {
     feed_forward(spec, w, n);
     if (spec.post_ffn_norm) rmsnorm_rows(n, xn_.data(), w.post_ffn_norm.data(), xn_.data());
     add_rows(n);
+
+    // x += post_norm(proj(gelu(gate(x)) * p_l)), x *= output_scale
+    if (spec.per_layer_input) add_per_layer_input(l, w, n);
+    if (spec.output_scale) ops::scale(x_.data(), w.output_scale[0], size_t{n} * d);
 
     // NaN or Inf would flow through every later layer into garbage logits; it
     // is reported here, naming the layer that produced it. One pass over
@@ -163,6 +172,45 @@ void Session::feed_forward(const LayerSpec& spec, const LayerWeights& w, uint32_
     }
   });
   compute_.linear(w.w_down, gate_.data(), n, xn_.data());
+}
+
+// The batch's per-layer inputs (ModelConfig::PerLayerInput), from the
+// embeddings in x: p = (norm(x Wp^T * proj_scale) + table[token] *
+// table_scale) * sum_scale, the norm over each layer's n_pl values.
+void Session::per_layer_inputs(const int32_t* tokens, uint32_t n) {
+  const ModelConfig::PerLayerInput& in = c_.per_layer_input;
+  const GlobalWeights& g = model_.globals();
+  const size_t all = size_t{in.n_embd} * c_.n_layer;
+  compute_.linear(g.per_layer_model_proj, x_.data(), n, per_layer_proj_.data());  // (n, n_layer * n_pl)
+  compute_.parallel_range(n, 1, [&](size_t first, size_t last) {
+    for (size_t i = first; i < last; ++i) {
+      float* p = &per_layer_[i * all];
+      float* proj = &per_layer_proj_[i * all];
+      model_.embed_per_layer(tokens[i], p);
+      ops::scale(p, in.table_scale, all);
+      ops::scale(proj, in.proj_scale, all);
+      for (size_t l = 0; l < c_.n_layer; ++l) {
+        float* slice = proj + l * in.n_embd;
+        ops::rmsnorm(slice, slice, g.per_layer_proj_norm.data(), in.n_embd, c_.rms_eps);
+      }
+      ops::add(p, proj, all);
+      ops::scale(p, in.sum_scale, all);
+    }
+  });
+}
+
+// x += post_norm(proj(gelu(gate(x)) * p_l)): layer l's slice of the
+// per-layer inputs, gated by the layer's output so far.
+void Session::add_per_layer_input(uint32_t l, const LayerWeights& w, uint32_t n) {
+  const uint32_t n_pl = c_.per_layer_input.n_embd;
+  const size_t all = size_t{n_pl} * c_.n_layer;
+  compute_.linear(w.per_layer_gate, x_.data(), n, per_layer_gate_.data());  // (n, n_pl)
+  for (size_t i = 0; i < n; ++i) {
+    ops::gelu_mul(&per_layer_gate_[i * n_pl], &per_layer_[i * all + size_t{l} * n_pl], n_pl);
+  }
+  compute_.linear(w.per_layer_proj, per_layer_gate_.data(), n, xn_.data());  // (n, n_embd)
+  rmsnorm_rows(n, xn_.data(), w.per_layer_post_norm.data(), xn_.data());
+  add_rows(n);
 }
 
 void Session::rmsnorm_rows(uint32_t n, const float* in, const float* weight, float* out) {

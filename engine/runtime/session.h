@@ -76,6 +76,9 @@ class Session {
   void mix(uint32_t l, const LayerSpec& spec, const LayerWeights& w, uint32_t n);
   // xn = W_down (act(xn W_gate^T) * (xn W_up^T)).
   void feed_forward(const LayerSpec& spec, const LayerWeights& w, uint32_t n);
+  // The batch's per-layer inputs into per_layer_, and layer l's added to x.
+  void per_layer_inputs(const int32_t* tokens, uint32_t n);
+  void add_per_layer_input(uint32_t l, const LayerWeights& w, uint32_t n);
   // The current batch's table for `spec`, computed on first use.
   const float* rope_table(const RopeSpec& spec, uint32_t n);
   // out = rmsnorm(in) * weight, row by row (out may be in).
@@ -99,6 +102,10 @@ class Session {
   std::vector<float> xn_;       // (B, n_embd) normalized input of a block, then its output
   std::vector<float> gate_;     // (B, n_ff)
   std::vector<float> up_;       // (B, n_ff)
+  // With per-layer inputs (n_pl = ModelConfig::per_layer_input.n_embd, else empty):
+  std::vector<float> per_layer_;       // (B, n_layer, n_pl) every layer's input
+  std::vector<float> per_layer_proj_;  // (B, n_layer, n_pl) the embeddings' projection
+  std::vector<float> per_layer_gate_;  // (B, n_pl) one layer's gate
   std::vector<RopeTable> rope_;  // one per distinct RoPE spec of the layers
   std::vector<float> logits_;   // (1 or B, n_vocab)
 };

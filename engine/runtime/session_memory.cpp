@@ -45,10 +45,12 @@ SessionMemory session_memory_needed(const ModelConfig& c, uint32_t n_ctx, uint32
   SessionMemory m;
   m.kv_uses = cache_uses(c, n_ctx, n_batch, kv_type);
   for (const CacheUse& u : m.kv_uses) m.kv_bytes = add(m.kv_bytes, u.bytes());
-  // Per batch row: x, xn, q, k, v, att, gate, up, rope and one row of logits;
+  // Per batch row: x, xn, q, k, v, att, gate, up, rope, the per-layer inputs
+  // (two rows of every layer's and one layer's gate) and one row of logits;
   // the packed activations take at most 4 bytes per value of the widest input.
   const uint64_t att = uint64_t{c.n_head} * c.head_dim_v;
-  uint64_t per_row = 0;
+  const uint64_t per_layer = uint64_t{c.per_layer_input.n_embd} * (2 * uint64_t{c.n_layer} + 1);
+  uint64_t per_row = per_layer;
   for (uint64_t n : {uint64_t{c.n_embd}, uint64_t{c.n_embd}, uint64_t{c.q_dim()}, uint64_t{c.kv_dim_k()},
                      uint64_t{c.kv_dim_v()}, att, uint64_t{c.n_ff}, uint64_t{c.n_ff}, uint64_t{c.n_rot},
                      uint64_t{c.n_vocab}, std::max<uint64_t>({c.n_embd, c.n_ff, c.q_dim(), att})}) {

@@ -16,7 +16,8 @@ struct Overrides {
   std::optional<int64_t> n_embd, n_layer, n_head, n_head_kv, head_dim, n_ff, n_vocab, n_ctx;
   std::optional<float> rope_base, rms_eps;
   std::optional<bool> tied;
-  std::optional<float> rope_linear;
+  std::optional<float> rope_linear, rope_partial;
+  bool k_eq_v = false;
   std::vector<std::string> sets;  // "attention.sliding_window=8"
 };
 
@@ -33,12 +34,26 @@ void apply_set(SynthShape& s, const std::string& text) {
   for (const engine::arch::KeySpec& k : a->keys) {
     if (k.param < engine::arch::kFirstValueParam) continue;
     if (suffix == k.suffix) {
-      char* end = nullptr;
-      const double v = std::strtod(text.c_str() + eq + 1, &end);
-      if (end == text.c_str() + eq + 1 || *end != '\0' || !(v >= 0)) {
-        throw ArgError("--set " + suffix + " needs a non-negative number, not '" + text.substr(eq + 1) + "'");
+      // One number, or one per layer (A,B,...) for a key that may be a per-layer array.
+      std::vector<double> values;
+      for (const char* p = text.c_str() + eq + 1;; ++p) {
+        char* end = nullptr;
+        const double v = std::strtod(p, &end);
+        if (end == p || (*end != '\0' && *end != ',') || !(v >= 0)) {
+          throw ArgError("--set " + suffix + " needs a non-negative number" + (k.per_layer ? " or one per layer" : "") +
+                         ", not '" + text.substr(eq + 1) + "'");
+        }
+        values.push_back(v);
+        p = end;
+        if (*p == '\0') break;
       }
-      s.values[k.param] = v;
+      if (values.size() == 1) {
+        s.values[k.param] = values[0];
+      } else if (k.per_layer) {
+        s.layer_values[k.param] = values;
+      } else {
+        throw ArgError("--set " + suffix + " takes one value, not one per layer");
+      }
       return;
     }
     known += (known.empty() ? "" : ", ") + std::string(k.suffix);
@@ -84,6 +99,8 @@ SynthShape resolve_shape(const std::string& name, const Overrides& ov) {
   if (ov.rms_eps) s.rms_eps = *ov.rms_eps;
   if (ov.tied) s.tied = *ov.tied;
   if (ov.rope_linear) s.rope_linear_factor = *ov.rope_linear;
+  if (ov.rope_partial) s.rope_partial_global = *ov.rope_partial;
+  if (ov.k_eq_v) s.k_eq_v_global = true;
   for (const std::string& set : ov.sets) apply_set(s, set);
   if (name.empty() && !ov.n_head_kv) s.n_head_kv = s.n_head;
   if (ov.head_dim) {
@@ -140,6 +157,11 @@ SynthCommand parse_synth_command(int argc, char** argv) {
     } else if (a.option({"--rope-linear"}, f)) {
       if (!(f > 0.0f)) throw ArgError("--rope-linear must be positive");
       ov.rope_linear = f;
+    } else if (a.option({"--rope-partial"}, f)) {
+      if (!(f > 0.0f && f <= 1.0f)) throw ArgError("--rope-partial must be in (0, 1]");
+      ov.rope_partial = f;
+    } else if (a.flag({"--k-eq-v"})) {
+      ov.k_eq_v = true;
     } else if (a.option({"--set"}, text)) {
       ov.sets.push_back(text);
     } else if (a.flag({"--tied"})) {

@@ -73,6 +73,16 @@ std::vector<float> llama3_rope_factors(const SynthShape& s, uint32_t n_rot) {
   return out;
 }
 
+// convert_hf_to_gguf.py (Gemma4Model): the global layers rotate the first
+// partial_rotary_factor of each head; the other pairs get a divisor of 1e30,
+// which leaves them unrotated (a frequency of ~0).
+std::vector<float> proportional_rope_factors(const SynthShape& s, uint64_t pairs) {
+  const auto rotated = static_cast<uint64_t>(static_cast<double>(2 * pairs) * s.rope_partial_global / 2);
+  std::vector<float> out(pairs, 1e30f);
+  std::fill(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(std::min(rotated, pairs)), 1.0f);
+  return out;
+}
+
 // The description's tensors with the values synth fills them with.
 std::vector<GenTensor> tensors_of(const SynthShape& s, uint32_t n_vocab) {
   using engine::arch::TensorKind;
@@ -88,7 +98,10 @@ std::vector<GenTensor> tensors_of(const SynthShape& s, uint32_t n_vocab) {
       case TensorKind::matrix: g.scale = 1.0 / std::sqrt(static_cast<double>(t.ne[0])); break;
       case TensorKind::norm: g.offset = 1.0, g.scale = 0.1; break;
       case TensorKind::bias: g.scale = 0.5; break;
-      case TensorKind::rope_factors: g.fixed = llama3_rope_factors(s, static_cast<uint32_t>(2 * t.ne[0])); break;
+      case TensorKind::rope_factors:
+        g.fixed = s.rope_partial_global > 0.0f ? proportional_rope_factors(s, t.ne[0])
+                                               : llama3_rope_factors(s, static_cast<uint32_t>(2 * t.ne[0]));
+        break;
     }
     out.push_back(std::move(g));
   }
@@ -101,7 +114,13 @@ void set_hyperparameters(gguf::Writer& w, const SynthShape& s, uint32_t n_vocab,
   w.set_string("general.description", "random weights written by synth (seed " + std::to_string(seed) +
                                           "), shape of " + s.name + ": not a trained model");
   for (const SynthKey& k : synth_keys(synth_config(s, n_vocab), s)) {
-    if (!k.text.empty()) {
+    if (!k.array.empty() && k.is_bool) {
+      const std::vector<uint8_t> flags(k.array.begin(), k.array.end());
+      w.set_array_bool(k.key, flags);
+    } else if (!k.array.empty()) {
+      const std::vector<uint32_t> values(k.array.begin(), k.array.end());
+      w.set_array_u32(k.key, values);
+    } else if (!k.text.empty()) {
       w.set_string(k.key, k.text);
     } else if (k.is_float) {
       w.set_f32(k.key, static_cast<float>(k.value));

@@ -7,6 +7,9 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "engine/arch/arch.h"
 
 #include "engine/arch/arch.h"
 
@@ -40,6 +43,15 @@ struct SynthShape {
   // the shape sets: sliding window, soft-caps, ...; written as the family's
   // converter writes them.
   std::map<engine::arch::Param, double> values;
+  // The same as one value per layer (gemma4's sliding_window_pattern, 1 for
+  // a sliding-window layer), written as an array.
+  std::map<engine::arch::Param, std::vector<double>> layer_values;
+  std::vector<uint32_t> layer_n_ff;  // intermediate_size per layer when it varies (Gemma 4's double-wide MLP)
+  // Gemma 4's global layers (sliding_window_pattern 0): rope_parameters
+  // "proportional" with this partial_rotary_factor, written as
+  // rope_freqs.weight (0: none); and attention_k_eq_v, no attn_v.weight.
+  float rope_partial_global = 0.0f;
+  bool k_eq_v_global = false;
   std::string source;  // where the numbers come from
 
   uint64_t n_params() const;  // weights in the file (of a registered architecture)

@@ -1,5 +1,7 @@
 #include "tools/common/model_writing/synth_tensors.h"
 
+#include <algorithm>
+
 #include "engine/arch/registry.h"
 
 namespace tools {
@@ -18,10 +20,17 @@ engine::ModelConfig synth_config(const SynthShape& s, uint32_t n_vocab) {
   c.head_dim_k = c.head_dim_v = c.n_rot = s.head_dim;
   c.rope_freq_base = s.rope_base;
   c.rms_eps = s.rms_eps;
-  c.layer_n_ff.assign(s.n_layer, s.n_ff);
+  c.layer_n_ff = s.layer_n_ff.size() == s.n_layer ? s.layer_n_ff : std::vector<uint32_t>(s.n_layer, s.n_ff);
+  c.n_ff = *std::max_element(c.layer_n_ff.begin(), c.layer_n_ff.end());
   c.layer_n_head.assign(s.n_layer, s.n_head);
   c.layer_n_head_kv.assign(s.n_layer, s.n_head_kv);
   c.values = s.values;
+  c.layer_values = s.layer_values;
+  c.layer_without_v.resize(s.n_layer);
+  for (uint32_t il = 0; il < s.n_layer; ++il) {
+    c.layer_without_v[il] =
+        s.k_eq_v_global && c.layer_value(engine::arch::Param::sliding_window_pattern, il, 1) == 0;
+  }
   if (c.arch != nullptr) engine::arch::finish_config(c);
   return c;
 }
@@ -41,7 +50,10 @@ std::vector<SynthKey> synth_keys(const engine::ModelConfig& c, const SynthShape&
       case P::context_length: key.value = s.n_ctx; break;
       case P::embedding_length: key.value = s.n_embd; break;
       case P::block_count: key.value = s.n_layer; break;
-      case P::feed_forward_length: key.value = s.n_ff; break;
+      case P::feed_forward_length:
+        key.value = s.n_ff;
+        if (s.layer_n_ff.size() == s.n_layer) key.array.assign(s.layer_n_ff.begin(), s.layer_n_ff.end());
+        break;
       case P::head_count: key.value = s.n_head; break;
       case P::head_count_kv: key.value = s.n_head_kv; break;
       case P::key_length:
@@ -67,10 +79,17 @@ std::vector<SynthKey> synth_keys(const engine::ModelConfig& c, const SynthShape&
         key.value = s.rope_linear_factor;
         break;
       default: {
-        // The family's further keys: written when the shape sets them.
+        // The family's further keys: written when the shape sets them, as
+        // one value or one per layer (a layer pattern as bools, as gemma4's
+        // converter writes it).
+        key.is_float = engine::arch::param_is_float(k.param);
+        if (const auto arr = s.layer_values.find(k.param); arr != s.layer_values.end()) {
+          key.array = arr->second;
+          key.is_bool = k.param == P::sliding_window_pattern;
+          break;
+        }
         const auto it = s.values.find(k.param);
         if (it == s.values.end()) continue;
-        key.is_float = engine::arch::param_is_float(k.param);
         key.value = it->second;
         break;
       }
@@ -85,8 +104,10 @@ std::vector<SynthTensor> synth_tensors(const engine::ModelConfig& c, const Synth
   std::vector<SynthTensor> out;
   for (const engine::arch::TensorSpec& t : c.arch->tensors) {
     if (!t.per_layer) {
-      const bool written = t.required || (t.fallback != nullptr && !s.tied) ||
-                           (t.kind == TensorKind::rope_factors && s.rope_factor > 0.0f);
+      const bool rope_factors = s.rope_factor > 0.0f || s.rope_partial_global > 0.0f;
+      const bool written = (t.present == nullptr || t.present(c.layers[0])) &&
+                           (t.required || (t.fallback != nullptr && !s.tied) ||
+                            (t.kind == TensorKind::rope_factors && rope_factors));
       if (written) out.push_back({t.name, engine::arch::tensor_shape(t, c, 0), t.kind});
       continue;
     }

@@ -23,6 +23,8 @@ struct SynthKey {
   bool is_float = false;
   double value = 0;
   std::string text;  // a string key when not empty
+  std::vector<double> array;  // an array key (one value per layer) when not empty
+  bool is_bool = false;       // the array's values are bools
 };
 // The <arch>.* keys the family's converter writes, in its order.
 std::vector<SynthKey> synth_keys(const engine::ModelConfig& c, const SynthShape& s);

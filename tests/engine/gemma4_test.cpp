@@ -1,0 +1,91 @@
+// gemma4's description read back from a file synth writes of it (the
+// reference model of tests/reference/llamacpp/models.json, whose logits
+// llamacpp_reference_test compares with llama.cpp's): which layers share
+// which cache, the two head sizes, V from K, and the KV bytes the shared
+// layers no longer take; a mixture-of-experts file is refused.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "engine/model/model.h"
+#include "engine/runtime/session.h"
+#include "engine/support/error.h"
+#include "tests/engine/model_edit.h"
+#include "tests/quantize/test_util.h"
+#include "tools/common/model_writing/synth_args.h"
+#include "tools/common/model_writing/synth_model.h"
+
+namespace {
+
+// models.json's gemma4-d256: layers 2 and 5 global, the last 3 share caches.
+const char* kArgs[] = {
+    "synth", "--arch", "gemma4", "--n-embd", "256", "--n-layer", "6", "--n-head", "4", "--n-head-kv", "2",
+    "--head-dim", "128", "--n-ff", "512", "--n-vocab", "320", "--ctx", "256", "--tied", "--rope-base", "1000000",
+    "--rope-partial", "0.25", "--k-eq-v", "--set", "attention.sliding_window=8", "--set",
+    "attention.sliding_window_pattern=1,1,0,1,1,0", "--set", "attention.key_length_swa=64", "--set",
+    "attention.value_length_swa=64", "--set", "rope.dimension_count_swa=64", "--set",
+    "attention.shared_kv_layers=3", "--set", "embedding_length_per_layer_input=256", "--set",
+    "final_logit_softcapping=3", "--type", "F32", "-o", "", "--no-progress"};
+
+std::string write_model(const quantize_test::TempDir& dir) {
+  std::vector<char*> argv;
+  const std::string out = dir / "gemma4.gguf";
+  for (const char* a : kArgs) argv.push_back(const_cast<char*>(*a == '\0' ? out.c_str() : a));
+  tools::SynthCommand cmd = tools::parse_synth_command(static_cast<int>(argv.size()), argv.data());
+  cmd.options.out = nullptr;
+  tools::synth_model(cmd.options);
+  return out;
+}
+
+TEST(Gemma4, LayersShareCachesOfTheirKind) {
+  const quantize_test::TempDir dir("gemma4");
+  const auto model = engine::Model::load(write_model(dir));
+  const engine::ModelConfig& c = model->config();
+  ASSERT_EQ(c.layers.size(), 6u);
+  const uint32_t own = engine::AttentionSpec::kOwnCache;
+  const uint32_t want_source[] = {own, own, own, 1, 1, 2};
+  for (uint32_t il = 0; il < 6; ++il) {
+    const engine::AttentionSpec& a = c.layers[il].attention;
+    const bool global = il == 2 || il == 5;
+    EXPECT_EQ(a.kv_source, want_source[il]) << il;
+    EXPECT_EQ(a.window, global ? 0u : 8u) << il;
+    EXPECT_EQ(a.head_dim_k, global ? 128u : 64u) << il;
+    EXPECT_EQ(a.rope.freq_factors, global) << il;
+    EXPECT_EQ(a.v_from_k, il == 2) << il;  // layer 5 computes no V at all
+    EXPECT_FLOAT_EQ(a.scale, 1.0f);
+    EXPECT_TRUE(c.layers[il].per_layer_input);
+  }
+  // The shared layers load no K or V projection; the global one with a cache no V.
+  EXPECT_EQ(model->layers()[3].wk.rhs, nullptr);
+  EXPECT_EQ(model->layers()[2].wv.rhs, nullptr);
+  EXPECT_NE(model->layers()[2].wk.rhs, nullptr);
+  EXPECT_EQ(c.per_layer_input.n_embd, 256u);
+
+  // Only layers 0-2 hold a cache: two windows of 8 + 4 - 1 rows of 2 heads x
+  // 64 (K and V), and 64 positions of 2 heads x 128.
+  engine::SessionParams sp;
+  sp.n_ctx = 64;
+  sp.n_batch = 4;
+  sp.kv_type = engine::KvType::f32;
+  const engine::Session session(*model, sp);
+  EXPECT_EQ(session.kv_cache().bytes(), (2u * 11 * 256 + 64 * 512) * 4);
+  EXPECT_EQ(session.kv_cache().describe(),
+            "f32: 2 windowed attention layers x 11264 bytes + 1 attention layer x 131072 bytes");
+}
+
+TEST(Gemma4, AMixtureOfExpertsFileIsRefusedByName) {
+  const quantize_test::TempDir dir("gemma4-moe");
+  const std::string moe = dir / "moe.gguf";
+  engine_test::write_edited(write_model(dir), moe, {[](gguf::Writer& w) { w.set_u32("gemma4.expert_count", 128); }});
+  try {
+    engine::Model::load(moe);
+    FAIL() << "loaded";
+  } catch (const engine::ModelError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find(moe + ": a Gemma 4 mixture-of-experts model (128 experts) is not supported"),
+              std::string::npos)
+        << msg;
+  }
+}
+
+}  // namespace
