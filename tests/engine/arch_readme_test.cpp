@@ -88,6 +88,8 @@ const Trait kTraits[] = {
     {"GeGLU", [](const LayerSpec& l, const ModelConfig&) { return l.activation == engine::Activation::gelu; }},
     {"post-norms", [](const LayerSpec& l, const ModelConfig&) { return l.post_mixer_norm || l.post_ffn_norm; }},
     {"scaled embeddings", [](const LayerSpec&, const ModelConfig& c) { return c.embed_scale != 1.0f; }},
+    {"per-layer inputs", [](const LayerSpec& l, const ModelConfig&) { return l.per_layer_input; }},
+    {"KV shared", [](const LayerSpec& l, const ModelConfig&) { return l.attention.shares_kv(); }},
 };
 
 // The `names` in a cell, sorted.

@@ -14,6 +14,7 @@
 #include "tests/quantize/test_util.h"
 #include "tools/common/model_writing/synth_args.h"
 #include "tools/common/model_writing/synth_model.h"
+#include "tools/common/model_writing/synth_tensors.h"
 
 namespace {
 
@@ -71,6 +72,34 @@ TEST(Gemma4, LayersShareCachesOfTheirKind) {
   EXPECT_EQ(session.kv_cache().bytes(), (2u * 11 * 256 + 64 * 512) * 4);
   EXPECT_EQ(session.kv_cache().describe(),
             "f32: 2 windowed attention layers x 11264 bytes + 1 attention layer x 131072 bytes");
+}
+
+// synth's gemma-4-e2b as the loader reads it: layers 15-34 read the caches of
+// layers 13 (sliding) and 14 (global), as in the real model, and their MLP
+// is twice as wide; at 32k positions the cache is the 4 global layers' whole
+// context plus the 11 sliding layers' windows.
+TEST(Gemma4, TheE2BShapeSharesItsCachesAsTheRealModel) {
+  const tools::SynthShape* s = tools::find_shape("gemma-4-e2b");
+  ASSERT_NE(s, nullptr);
+  const engine::ModelConfig c = tools::synth_config(*s, s->n_vocab);
+  ASSERT_EQ(c.layers.size(), 35u);
+  for (uint32_t il = 0; il < 35; ++il) {
+    const engine::AttentionSpec& a = c.layers[il].attention;
+    const bool global = il % 5 == 4;
+    EXPECT_EQ(a.kv_source, il < 15 ? engine::AttentionSpec::kOwnCache : global ? 14u : 13u) << il;
+    EXPECT_EQ(a.head_dim_k, global ? 512u : 256u) << il;
+    EXPECT_EQ(a.rope.n_rot, global ? 512u : 256u) << il;
+    EXPECT_EQ(a.window, global ? 0u : 512u) << il;
+    EXPECT_EQ(c.layers[il].n_ff, il < 15 ? 6144u : 12288u) << il;
+  }
+  const uint32_t n_ctx = 32768;
+  const auto uses = engine::cache_uses(c, n_ctx, 512, engine::KvType::f16);
+  ASSERT_EQ(uses.size(), 2u);
+  EXPECT_EQ(uses[0].n_layers, 12u);  // sliding layers 0-3, 5-8, 10-13
+  EXPECT_EQ(uses[1].n_layers, 3u);   // global layers 4, 9, 14
+  // (512 + 511) rows of 1 KV head x 256 x 2 (K, V) x 2 bytes; 32768 rows of 512.
+  EXPECT_EQ(uses[0].bytes_per_layer, 1023u * 256 * 2 * 2);
+  EXPECT_EQ(uses[1].bytes_per_layer, 32768u * 512 * 2 * 2);
 }
 
 TEST(Gemma4, AMixtureOfExpertsFileIsRefusedByName) {

@@ -101,6 +101,11 @@ SynthShape resolve_shape(const std::string& name, const Overrides& ov) {
   if (ov.rope_linear) s.rope_linear_factor = *ov.rope_linear;
   if (ov.rope_partial) s.rope_partial_global = *ov.rope_partial;
   if (ov.k_eq_v) s.k_eq_v_global = true;
+  // Fewer layers than a named shape has keep its first ones' per-layer values.
+  for (auto& [param, values] : s.layer_values) {
+    if (values.size() > s.n_layer) values.resize(s.n_layer);
+  }
+  if (s.layer_n_ff.size() > s.n_layer) s.layer_n_ff.resize(s.n_layer);
   for (const std::string& set : ov.sets) apply_set(s, set);
   if (name.empty() && !ov.n_head_kv) s.n_head_kv = s.n_head;
   if (ov.head_dim) {

@@ -209,6 +209,16 @@ void validate_shape(const SynthShape& s, bool own_vocab) {
                      std::to_string(s.n_head_kv));
   }
   if (s.head_dim % 2 != 0) throw SynthError("--head-dim must be even (rope rotates pairs)");
+  for (const auto& [param, values] : s.layer_values) {
+    if (values.size() != s.n_layer) {
+      throw SynthError("a per-layer key has " + std::to_string(values.size()) + " values for " +
+                       std::to_string(s.n_layer) + " layers (--set KEY=A,B,... gives one per layer)");
+    }
+  }
+  if (!s.layer_n_ff.empty() && s.layer_n_ff.size() != s.n_layer) {
+    throw SynthError("the per-layer feed-forward widths are " + std::to_string(s.layer_n_ff.size()) + " for " +
+                     std::to_string(s.n_layer) + " layers");
+  }
   if (!(s.rope_base > 0.0f) || !(s.rms_eps > 0.0f && s.rms_eps < 1.0f)) {
     throw SynthError("--rope-base must be positive and --rms-eps in (0, 1)");
   }

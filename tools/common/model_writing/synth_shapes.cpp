@@ -54,6 +54,21 @@ SynthShape linear_rope(SynthShape s, float factor) {
   return s;
 }
 
+// Gemma 4's layer pattern (text_config.layer_types: the last of every
+// `period` layers global), the double-wide MLP (use_double_wide_mlp: twice
+// intermediate_size in the last num_kv_shared_layers layers, which share
+// caches) and proportional RoPE on the global layers.
+SynthShape gemma4_layers(SynthShape s, uint32_t period, float partial_rotary) {
+  std::vector<double>& pattern = s.layer_values[engine::arch::Param::sliding_window_pattern];
+  const auto shared = static_cast<uint32_t>(s.values.at(engine::arch::Param::shared_kv_layers));
+  for (uint32_t il = 0; il < s.n_layer; ++il) {
+    pattern.push_back(il % period == period - 1 ? 0.0 : 1.0);
+    s.layer_n_ff.push_back(il + shared >= s.n_layer ? 2 * s.n_ff : s.n_ff);
+  }
+  s.rope_partial_global = partial_rotary;
+  return s;
+}
+
 std::vector<SynthShape> make_shapes() {
   using P = engine::arch::Param;
   // clang-format off
@@ -99,6 +114,17 @@ std::vector<SynthShape> make_shapes() {
       shape("gemma-3-4b",     "gemma3", 2560, 34,  8,  4, 256, 10240, 262208, 131072,   1000000.0f, 1e-6f, true,
             "google/gemma-3-4b-pt/config.json, text_config; rope_scaling linear, factor 8"), 8.0f),
       {{P::sliding_window, 1024}}),
+      // Gemma 4 E2B, text_config: head_dim 256 (sliding layers), global_head_dim
+      // 512 (the column), hidden_size_per_layer_input 256, num_kv_shared_layers
+      // 20, use_double_wide_mlp, final_logit_softcapping 30, rope_parameters
+      // full_attention {proportional, partial_rotary_factor 0.25, theta 1e6},
+      // sliding_attention {theta 10000}; layer_types 4 sliding : 1 full.
+      gemma4_layers(with(
+      shape("gemma-4-e2b",    "gemma4", 1536, 35,  8,  1, 512,  6144, 262144, 131072,   1000000.0f, 1e-6f, true,
+            "google/gemma-4-E2B/config.json, text_config"),
+      {{P::sliding_window, 512}, {P::key_length_swa, 256}, {P::value_length_swa, 256},
+       {P::rope_dimension_count_swa, 256}, {P::rope_freq_base_swa, 10000.0}, {P::shared_kv_layers, 20},
+       {P::embedding_length_per_layer, 256}, {P::final_softcap, 30.0}}), 5, 0.25f),
   };
   // clang-format on
 }
