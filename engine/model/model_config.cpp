@@ -212,6 +212,12 @@ void check_layers(const gguf::File& f, const ModelConfig& c) {
       fail(f, layer + ": RoPE dimensions " + std::to_string(a.rope.n_rot) +
                   " must be even and at most the head size " + std::to_string(a.head_dim_k));
     }
+    for (const uint32_t per_head : {a.head_dim_k, a.head_dim_v}) {
+      if (uint64_t{a.n_head} * per_head > UINT32_MAX) {
+        fail(f, layer + ": " + std::to_string(a.n_head) + " heads of " + std::to_string(per_head) +
+                    " values overflow 32 bits");
+      }
+    }
     if (a.v_from_k && a.head_dim_k != a.head_dim_v) {
       fail(f, layer + " has no attn_v.weight, so V is K, but its key and value sizes differ");
     }
@@ -269,6 +275,15 @@ ModelConfig ModelConfig::from_gguf(const gguf::File& f) {
     fail(f, e.what());
   }
   check_layers(f, c);
+  // The scratch is sized by the largest head of any layer (gemma4's
+  // sliding-window layers have their own size).
+  for (const LayerSpec& l : c.layers) {
+    c.head_dim_k = std::max(c.head_dim_k, l.attention.head_dim_k);
+    c.head_dim_v = std::max(c.head_dim_v, l.attention.head_dim_v);
+  }
+  if (uint64_t{c.n_head} * std::max(c.head_dim_k, c.head_dim_v) > UINT32_MAX) {
+    fail(f, "the largest layer's heads overflow 32 bits");
+  }
   return c;
 }
 

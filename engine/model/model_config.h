@@ -31,8 +31,10 @@ struct ModelConfig {
   uint32_t n_ff = 0;         // <arch>.feed_forward_length
   uint32_t n_head = 0;       // <arch>.attention.head_count
   uint32_t n_head_kv = 0;    // <arch>.attention.head_count_kv (default n_head)
-  uint32_t head_dim_k = 0;   // <arch>.attention.key_length (default n_embd / n_head)
-  uint32_t head_dim_v = 0;   // <arch>.attention.value_length (default head_dim_k)
+  // <arch>.attention.key_length (default n_embd / n_head) and value_length
+  // (default head_dim_k), raised to the largest of any layer once the layers are read.
+  uint32_t head_dim_k = 0;
+  uint32_t head_dim_v = 0;
   uint32_t n_rot = 0;        // <arch>.rope.dimension_count (default head_dim_k)
   float rope_freq_base = 10000.0f;  // <arch>.rope.freq_base
   float rope_freq_scale = 1.0f;     // 1 / <arch>.rope.scaling.factor for linear scaling

@@ -20,13 +20,14 @@ namespace {
 
 // models.json's gemma4-d256: layers 2 and 5 global, the last 3 share caches.
 const char* kArgs[] = {
-    "synth", "--arch", "gemma4", "--n-embd", "256", "--n-layer", "6", "--n-head", "4", "--n-head-kv", "2",
-    "--head-dim", "128", "--n-ff", "512", "--n-vocab", "320", "--ctx", "256", "--tied", "--rope-base", "1000000",
-    "--rope-partial", "0.25", "--k-eq-v", "--set", "attention.sliding_window=8", "--set",
-    "attention.sliding_window_pattern=1,1,0,1,1,0", "--set", "attention.key_length_swa=64", "--set",
-    "attention.value_length_swa=64", "--set", "rope.dimension_count_swa=64", "--set",
-    "attention.shared_kv_layers=3", "--set", "embedding_length_per_layer_input=256", "--set",
-    "final_logit_softcapping=3", "--type", "F32", "-o", "", "--no-progress"};
+    "synth", "--arch", "gemma4", "--n-embd", "256", "--n-layer", "6", "--n-head", "16", "--n-head-kv", "2",
+    "--head-dim", "32", "--n-ff", "512", "--n-vocab", "320", "--ctx", "256", "--rms-eps", "1e-6", "--tied",
+    "--rope-base", "1000000", "--rope-partial", "0.25", "--k-eq-v",
+    "--set", "attention.sliding_window=8", "--set", "attention.sliding_window_pattern=1,1,0,1,1,0",
+    "--set", "attention.key_length_swa=16", "--set", "attention.value_length_swa=16",
+    "--set", "rope.dimension_count_swa=16", "--set", "rope.freq_base_swa=10000",
+    "--set", "attention.shared_kv_layers=3", "--set", "embedding_length_per_layer_input=256",
+    "--set", "final_logit_softcapping=3", "--seed", "203", "--type", "F32", "-o", "", "--no-progress"};
 
 std::string write_model(const quantize_test::TempDir& dir) {
   std::vector<char*> argv;
@@ -50,7 +51,7 @@ TEST(Gemma4, LayersShareCachesOfTheirKind) {
     const bool global = il == 2 || il == 5;
     EXPECT_EQ(a.kv_source, want_source[il]) << il;
     EXPECT_EQ(a.window, global ? 0u : 8u) << il;
-    EXPECT_EQ(a.head_dim_k, global ? 128u : 64u) << il;
+    EXPECT_EQ(a.head_dim_k, global ? 32u : 16u) << il;
     EXPECT_EQ(a.rope.freq_factors, global) << il;
     EXPECT_EQ(a.v_from_k, il == 2) << il;  // layer 5 computes no V at all
     EXPECT_FLOAT_EQ(a.scale, 1.0f);
@@ -63,15 +64,15 @@ TEST(Gemma4, LayersShareCachesOfTheirKind) {
   EXPECT_EQ(c.per_layer_input.n_embd, 256u);
 
   // Only layers 0-2 hold a cache: two windows of 8 + 4 - 1 rows of 2 heads x
-  // 64 (K and V), and 64 positions of 2 heads x 128.
+  // 16 (K and V), and 64 positions of 2 heads x 32.
   engine::SessionParams sp;
   sp.n_ctx = 64;
   sp.n_batch = 4;
   sp.kv_type = engine::KvType::f32;
   const engine::Session session(*model, sp);
-  EXPECT_EQ(session.kv_cache().bytes(), (2u * 11 * 256 + 64 * 512) * 4);
+  EXPECT_EQ(session.kv_cache().bytes(), (2u * 11 * 64 + 64 * 128) * 4);
   EXPECT_EQ(session.kv_cache().describe(),
-            "f32: 2 windowed attention layers x 11264 bytes + 1 attention layer x 131072 bytes");
+            "f32: 2 windowed attention layers x 2816 bytes + 1 attention layer x 32768 bytes");
 }
 
 // synth's gemma-4-e2b as the loader reads it: layers 15-34 read the caches of
@@ -100,6 +101,24 @@ TEST(Gemma4, TheE2BShapeSharesItsCachesAsTheRealModel) {
   // (512 + 511) rows of 1 KV head x 256 x 2 (K, V) x 2 bytes; 32768 rows of 512.
   EXPECT_EQ(uses[0].bytes_per_layer, 1023u * 256 * 2 * 2);
   EXPECT_EQ(uses[1].bytes_per_layer, 32768u * 512 * 2 * 2);
+}
+
+// With 2 shared layers llama.cpp's rule has sliding layer 4 read layer 2,
+// a global layer: refused, naming both.
+TEST(Gemma4, ACacheSharedAcrossKindsIsRefused) {
+  const quantize_test::TempDir dir("gemma4-share");
+  const std::string bad = dir / "bad.gguf";
+  engine_test::write_edited(write_model(dir), bad,
+                            {[](gguf::Writer& w) { w.set_u32("gemma4.attention.shared_kv_layers", 2); }});
+  try {
+    engine::Model::load(bad);
+    FAIL() << "loaded";
+  } catch (const engine::ModelError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find(bad + ": layer 4 shares the cache of layer 2, which is not a layer of its kind"),
+              std::string::npos)
+        << msg;
+  }
 }
 
 TEST(Gemma4, AMixtureOfExpertsFileIsRefusedByName) {
