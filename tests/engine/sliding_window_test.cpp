@@ -195,23 +195,12 @@ TEST(SlidingWindowMemory, TheScratchOfWindowedLayersDoesNotGrowWithTheContext) {
   }
 }
 
-// A Gemma 3 1B-shape session at 32k context: 26 layers, 5 local : 1 global,
-// window 512, 1 KV head of 256 (google/gemma-3-1b-pt's config.json). The
-// widths that do not size the cache (n_embd, n_ff, the vocabulary) are
-// shrunk so the file is small; the session is real and allocates its cache.
-LayerSpec gemma3_shaped_layer(const engine::ModelConfig& c, uint32_t il) { return toy::layer<512, 6>(c, il); }
-const bool kGemma3Shape =
-    (engine::arch::register_architecture(toy::architecture("gemma3-shape", gemma3_shaped_layer)), true);
-
+// A Gemma 3 1B-shape session at 32k context (toy::gemma3_shape): the session
+// is real and allocates its cache.
 TEST(SlidingWindowMemory, AGemma3Shaped32kSessionHoldsUnderAFifthOfAFullCache) {
-  ASSERT_TRUE(kGemma3Shape);
   quantize_test::TempDir dir("gemma3-shape");
   tools::SynthOptions o;
-  o.shape = toy::shape("gemma3-shape", 26, 32768);
-  o.shape.n_head = 4;
-  o.shape.n_head_kv = 1;
-  o.shape.head_dim = 256;
-  o.shape.n_ff = 64;
+  o.shape = toy::gemma3_shape();
   o.type = "Q8_0";
   o.output = dir / "g.gguf";
   o.out = nullptr;

@@ -49,6 +49,18 @@ tools::SynthShape shape(const std::string& arch, uint32_t n_layer, uint32_t n_ct
   return s;
 }
 
+tools::SynthShape gemma3_shape() {
+  static const bool registered =
+      (engine::arch::register_architecture(architecture("gemma3-shape", layer<512, 6>)), true);
+  (void)registered;
+  tools::SynthShape s = shape("gemma3-shape", 26, 32768);
+  s.n_head = 4;
+  s.n_head_kv = 1;
+  s.head_dim = 256;
+  s.n_ff = 64;
+  return s;
+}
+
 std::vector<Vec> Reference::logits(const std::vector<int32_t>& tokens, bool windows) const {
   const uint32_t d = c_.n_embd;
   std::vector<Vec> x(tokens.size());
