@@ -8,7 +8,7 @@
 #include "engine/api/engine.h"
 #include "engine/api/engine.hpp"
 #include "engine/support/log.h"
-#include "tests/engine/toy_family.h"
+#include "tests/engine/gemma3_shape.h"
 #include "tests/quantize/test_util.h"
 #include "tests/support/shared_data.h"
 #include "tools/common/model_writing/synth_model.h"
@@ -61,7 +61,7 @@ TEST(CApiKv, AModelWithoutWindowsHoldsAFullCache) {
 TEST(CApiKv, AGemma3ShapedSessionAt32kHoldsUnderAFifthOfAFullCache) {
   quantize_test::TempDir dir("c-api-kv");
   tools::SynthOptions o;
-  o.shape = toy::gemma3_shape();
+  o.shape = engine_test::gemma3_1b_cache_shape();
   o.type = "Q8_0";
   o.output = dir / "g.gguf";
   o.out = nullptr;

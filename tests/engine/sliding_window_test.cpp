@@ -17,6 +17,7 @@
 #include "engine/runtime/session_memory.h"
 #include "engine/support/error.h"
 #include "tests/engine/toy_family.h"
+#include "tests/engine/gemma3_shape.h"
 #include "tests/quantize/test_util.h"
 #include "tools/common/model_writing/synth_model.h"
 #include "tools/common/model_writing/synth_tensors.h"
@@ -195,17 +196,19 @@ TEST(SlidingWindowMemory, TheScratchOfWindowedLayersDoesNotGrowWithTheContext) {
   }
 }
 
-// A Gemma 3 1B-shape session at 32k context (toy::gemma3_shape): the session
-// is real and allocates its cache.
+// A Gemma 3 1B-shape session at 32k context (synth's gemma-3-1b,
+// gemma3_shape.h): the session is real and allocates its cache.
 TEST(SlidingWindowMemory, AGemma3Shaped32kSessionHoldsUnderAFifthOfAFullCache) {
   quantize_test::TempDir dir("gemma3-shape");
   tools::SynthOptions o;
-  o.shape = toy::gemma3_shape();
+  o.shape = engine_test::gemma3_1b_cache_shape();
   o.type = "Q8_0";
   o.output = dir / "g.gguf";
   o.out = nullptr;
   tools::synth_model(o);
   const auto model = engine::Model::load(o.output);
+  ASSERT_EQ(model->config().arch_name, "gemma3");
+  for (uint32_t l = 0; l < 26; ++l) EXPECT_EQ(model->config().layers[l].attention.window, l % 6 == 5 ? 0u : 512u);
 
   // Per layer and position 256 keys and 256 values of 2 bytes: 1 KiB. The 4
   // global layers (5, 11, 17, 23) keep 32768 positions, the 22 local ones a

@@ -29,8 +29,10 @@ engine::arch::Architecture architecture(const std::string& name,
   a.keys = engine::arch::transformer_keys();
   a.tensors = engine::arch::transformer_tensors();
   a.layer = layer_fn;
-  a.embed_scale = 3.0f;
-  a.final_softcap = 6.0f;
+  a.model = [](engine::ModelConfig& c) {
+    c.embed_scale = 3.0f;
+    c.final_softcap = 6.0f;
+  };
   return a;
 }
 
@@ -46,18 +48,6 @@ tools::SynthShape shape(const std::string& arch, uint32_t n_layer, uint32_t n_ct
   s.n_ff = 96;
   s.n_vocab = 300;
   s.n_ctx = n_ctx;
-  return s;
-}
-
-tools::SynthShape gemma3_shape() {
-  static const bool registered =
-      (engine::arch::register_architecture(architecture("gemma3-shape", layer<512, 6>)), true);
-  (void)registered;
-  tools::SynthShape s = shape("gemma3-shape", 26, 32768);
-  s.n_head = 4;
-  s.n_head_kv = 1;
-  s.head_dim = 256;
-  s.n_ff = 64;
   return s;
 }
 

@@ -40,12 +40,6 @@ engine::arch::Architecture architecture(const std::string& name,
 // A small shape of the family `arch`: 64 wide, 4 heads of 16 sharing 2 KV heads.
 tools::SynthShape shape(const std::string& arch, uint32_t n_layer, uint32_t n_ctx);
 
-// The cache of Gemma 3 1B: 26 layers, 5 local : 1 global, window 512, 1 KV
-// head of 256 (google/gemma-3-1b-pt's config.json), as the toy family
-// "gemma3-shape" (registered by the first call); the widths that do not size
-// the cache (n_embd, n_ff, the vocabulary) are shrunk so the file is small.
-tools::SynthShape gemma3_shape();
-
 using Vec = std::vector<double>;
 
 // The plain forward pass, every weight read from an F32 file.
