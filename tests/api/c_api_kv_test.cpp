@@ -11,7 +11,6 @@
 #include "tests/engine/gemma3_shape.h"
 #include "tests/quantize/test_util.h"
 #include "tests/support/shared_data.h"
-#include "tools/common/model_writing/synth_model.h"
 
 namespace {
 
@@ -60,14 +59,10 @@ TEST(CApiKv, AModelWithoutWindowsHoldsAFullCache) {
 
 TEST(CApiKv, AGemma3ShapedSessionAt32kHoldsUnderAFifthOfAFullCache) {
   quantize_test::TempDir dir("c-api-kv");
-  tools::SynthOptions o;
-  o.shape = engine_test::gemma3_1b_cache_shape();
-  o.type = "Q8_0";
-  o.output = dir / "g.gguf";
-  o.out = nullptr;
-  tools::synth_model(o);
+  const std::string path = dir / "g.gguf";
+  engine_test::write_gemma3_1b_cache_model(path);
 
-  engine::api::Model model(o.output);
+  engine::api::Model model(path);
   const engine::api::Session session(model, params(32768));
   const engine_kv_info info = session.kv_info();
   // Per layer and position 256 keys and 256 values of 2 bytes. The 4 global

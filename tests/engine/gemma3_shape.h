@@ -5,7 +5,9 @@
 #pragma once
 
 #include <stdexcept>
+#include <string>
 
+#include "tools/common/model_writing/synth_model.h"
 #include "tools/common/model_writing/synth_shapes.h"
 
 namespace engine_test {
@@ -18,6 +20,16 @@ inline tools::SynthShape gemma3_1b_cache_shape() {
   shape.n_ff = 64;
   shape.n_vocab = 320;
   return shape;
+}
+
+// Writes that shape as Q8_0 (the narrow widths are multiples of its 32-value blocks).
+inline void write_gemma3_1b_cache_model(const std::string& path) {
+  tools::SynthOptions o;
+  o.shape = gemma3_1b_cache_shape();
+  o.type = "Q8_0";
+  o.output = path;
+  o.out = nullptr;
+  tools::synth_model(o);
 }
 
 }  // namespace engine_test

@@ -157,7 +157,7 @@ TEST_P(SlidingWindow, TheRingHoldsTheWindowAndABatch) {
     uint64_t bytes = 0, full = 0;
     uint32_t windowed = 0;
     for (uint32_t l = 0; l < c.n_layer; ++l) {
-      const bool has_window = toy::windowed(l, f.window == kSmall ? 2 : 0);
+      const bool has_window = engine::arch::is_sliding_layer(l, f.window == kSmall ? 2 : 0);
       const uint32_t rows = has_window ? std::min(f.window + n_batch - 1, kCtx) : kCtx;
       EXPECT_EQ(s.kv_cache().attention(l).n_pos(), rows) << "layer " << l;
       bytes += uint64_t{rows} * 2 * 32 * 2;  // 2 KV heads of 16, keys and values, 2 bytes
@@ -200,13 +200,9 @@ TEST(SlidingWindowMemory, TheScratchOfWindowedLayersDoesNotGrowWithTheContext) {
 // gemma3_shape.h): the session is real and allocates its cache.
 TEST(SlidingWindowMemory, AGemma3Shaped32kSessionHoldsUnderAFifthOfAFullCache) {
   quantize_test::TempDir dir("gemma3-shape");
-  tools::SynthOptions o;
-  o.shape = engine_test::gemma3_1b_cache_shape();
-  o.type = "Q8_0";
-  o.output = dir / "g.gguf";
-  o.out = nullptr;
-  tools::synth_model(o);
-  const auto model = engine::Model::load(o.output);
+  const std::string path = dir / "g.gguf";
+  engine_test::write_gemma3_1b_cache_model(path);
+  const auto model = engine::Model::load(path);
   ASSERT_EQ(model->config().arch_name, "gemma3");
   for (uint32_t l = 0; l < 26; ++l) EXPECT_EQ(model->config().layers[l].attention.window, l % 6 == 5 ? 0u : 512u);
 

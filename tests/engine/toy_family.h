@@ -17,19 +17,16 @@
 
 namespace toy {
 
-// Whether layer il has the window: llama.cpp's sliding-window pattern, where
-// of every `pattern` layers all but the last are windowed (0: every layer).
-constexpr bool windowed(uint32_t il, uint32_t pattern) { return pattern == 0 || il % pattern < pattern - 1; }
-
 // The toy's layers without their window.
 engine::LayerSpec layer_without_window(const engine::ModelConfig& c, uint32_t il);
 
 // A description's layer function is a plain function pointer: the window
-// and pattern are template arguments.
+// and the pattern (engine::arch::is_sliding_layer: of every kPattern layers
+// all but the last are windowed; 0: every layer) are template arguments.
 template <uint32_t kWindow, uint32_t kPattern>
 engine::LayerSpec layer(const engine::ModelConfig& c, uint32_t il) {
   engine::LayerSpec l = layer_without_window(c, il);
-  l.attention.window = windowed(il, kPattern) ? kWindow : 0;
+  l.attention.window = engine::arch::is_sliding_layer(il, kPattern) ? kWindow : 0;
   return l;
 }
 
