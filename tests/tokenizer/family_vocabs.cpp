@@ -227,6 +227,14 @@ void write_merges(gguf::Writer& w, const std::vector<Merge>& merges) {
   w.set_array_strings("tokenizer.ggml.merges", lines);
 }
 
+// A BPE vocabulary: the common keys, tokens and merges.
+void write_bpe(gguf::Writer& w, const Vocab& v, const std::vector<Merge>& merges, std::string_view name,
+               std::string_view model, std::string_view pre) {
+  write_common(w, name, model, pre);
+  write_tokens(w, v, model == "gemma4");  // SentencePiece-style BPE keeps its scores
+  write_merges(w, merges);
+}
+
 void set_ids(gguf::Writer& w, const Vocab& v, const std::vector<std::pair<std::string, std::string>>& keys) {
   for (const auto& [key, text] : keys) w.set_u32("tokenizer.ggml." + key + "_token_id", v.id(text));
 }
@@ -279,9 +287,7 @@ void gemma4(gguf::Writer& w) {
   add_byte_fallback(v);
   for (const char* newlines : {"\n", "\n\n", "\n\n\n"}) v.add(newlines, kNormal);
   const std::vector<Merge> merges = add_sentencepiece_pieces(v, 300);
-  write_common(w, "Gemma 4 E2B It", "gemma4", "gemma4");
-  write_tokens(w, v, true);
-  write_merges(w, merges);
+  write_bpe(w, v, merges, "Gemma 4 E2B It", "gemma4", "gemma4");
   set_ids(w, v, {{"bos", "<bos>"}, {"eos", "<eos>"}, {"unknown", "<unk>"}, {"padding", "<pad>"}});
   w.set_bool("tokenizer.ggml.add_bos_token", false);
   w.set_bool("tokenizer.ggml.add_space_prefix", false);
@@ -294,9 +300,7 @@ void phi4_mini(gguf::Writer& w) {
   add_specials(v, {{"<|endoftext|>", kControl}, {"<|assistant|>", kControl}, {"<|end|>", kControl},
                    {"<|system|>", kControl}, {"<|user|>", kControl}, {"<|tool|>", kUserDefined},
                    {"<|/tool|>", kUserDefined}});
-  write_common(w, "Phi 4 Mini Instruct", "gpt2", "gpt-4o");
-  write_tokens(w, v, false);
-  write_merges(w, merges);
+  write_bpe(w, v, merges, "Phi 4 Mini Instruct", "gpt2", "gpt-4o");
   set_ids(w, v, {{"bos", "<|endoftext|>"}, {"eos", "<|endoftext|>"}, {"unknown", "<|endoftext|>"},
                  {"padding", "<|endoftext|>"}});
   w.set_bool("tokenizer.ggml.add_bos_token", false);
@@ -311,9 +315,7 @@ void smollm3(gguf::Writer& w) {
   add_specials(v, {{"<|begin_of_text|>", kControl}, {"<|end_of_text|>", kControl}, {"<|im_start|>", kControl},
                    {"<|im_end|>", kControl}, {"<|eot_id|>", kControl}, {"<think>", kUserDefined},
                    {"</think>", kUserDefined}});
-  write_common(w, "SmolLM3 3B", "gpt2", "smaug-bpe");
-  write_tokens(w, v, false);
-  write_merges(w, merges);
+  write_bpe(w, v, merges, "SmolLM3 3B", "gpt2", "smaug-bpe");
   set_ids(w, v, {{"bos", "<|begin_of_text|>"}, {"eos", "<|im_end|>"}, {"padding", "<|im_end|>"}});
   w.set_bool("tokenizer.ggml.add_bos_token", false);
 }
@@ -328,9 +330,7 @@ void granite(gguf::Writer& w) {
                    {"<gh_stars>", kControl}, {"<reponame>", kNormal}, {"<|start_of_role|>", kControl},
                    {"<|end_of_role|>", kControl}, {"<|tool_call|>", kControl}});
   const std::vector<Merge> merges = add_byte_level_pieces(v, 400);
-  write_common(w, "Granite 3.3 2b Instruct", "gpt2", "refact");
-  write_tokens(w, v, false);
-  write_merges(w, merges);
+  write_bpe(w, v, merges, "Granite 3.3 2b Instruct", "gpt2", "refact");
   set_ids(w, v, {{"bos", "<|end_of_text|>"}, {"eos", "<|end_of_text|>"}, {"unknown", "<|end_of_text|>"},
                  {"padding", "<|end_of_text|>"}});
   w.set_bool("tokenizer.ggml.add_bos_token", false);
