@@ -22,7 +22,7 @@ namespace {
 void usage(FILE* out) {
   std::fprintf(out,
                "usage: synth NAME -o OUT.gguf --type TYPE [--layers N] [--seed S] [options]\n"
-               "       synth --arch llama|qwen2|qwen3 --n-embd N --n-layer N --n-head N --n-ff N\n"
+               "       synth --arch ARCH --n-embd N --n-layer N --n-head N --n-ff N\n"
                "             (--n-vocab N | --vocab FILE)\n"
                "             -o OUT.gguf --type TYPE [options]\n"
                "       synth --list\n"
@@ -42,7 +42,9 @@ void usage(FILE* out) {
                "  -v, --verbose         a line per tensor while writing\n"
                "shape (a custom shape with --arch, or overrides of a named one):\n"
                "      --arch A  --n-embd N  --n-layer N  --n-head N  --n-head-kv N  --head-dim N  --n-ff N\n"
-               "      --n-vocab N  --ctx N  --rope-base F  --rms-eps F  --tied  --untied\n",
+               "      --n-vocab N  --ctx N  --rope-base F  --rms-eps F  --tied  --untied\n"
+               "      --rope-linear F   linear RoPE scaling by F (rope.scaling.factor)\n"
+               "      --set KEY=VALUE   a further key of the family, e.g. attention.sliding_window=8\n",
                tools::shape_names().c_str(), tools::target_names().c_str());
 }
 

@@ -33,6 +33,18 @@ bool has_post_ffn_norm(const LayerSpec& l) { return l.post_ffn_norm; }
 
 }  // namespace
 
+bool param_is_float(Param p) {
+  switch (p) {
+    case Param::rope_freq_base:
+    case Param::rope_scaling_factor:
+    case Param::rms_epsilon:
+    case Param::attn_softcap:
+    case Param::final_softcap:
+    case Param::rope_freq_base_swa: return true;
+    default: return false;
+  }
+}
+
 const char* dim_name(Dim d) {
   switch (d) {
     case Dim::n_embd: return "n_embd";
@@ -118,6 +130,15 @@ LayerSpec transformer_layer(const ModelConfig& c, uint32_t il) {
   l.n_ff = c.layer_n_ff[il];
   l.activation = Activation::silu;
   return l;
+}
+
+bool is_sliding_layer(uint32_t il, uint32_t period) { return period == 0 || il % period < period - 1; }
+
+void finish_config(ModelConfig& c) {
+  if (c.arch->model != nullptr) c.arch->model(c);
+  c.layers.clear();
+  c.layers.reserve(c.n_layer);
+  for (uint32_t il = 0; il < c.n_layer; ++il) c.layers.push_back(c.arch->layer(c, il));
 }
 
 uint64_t resolve_dim(Dim d, const ModelConfig& c, const LayerSpec& l) {

@@ -36,7 +36,17 @@ enum class Param : uint8_t {
   rope_scaling_factor,   // float, required with linear scaling
   rms_epsilon,           // float
   vocab_size,            // u32 (default the tokenizer's, else token_embd's rows)
+  // Read into ModelConfig::values when present; each family gives its own
+  // default where it reads one (ModelConfig::value).
+  sliding_window,          // u32, positions a sliding-window layer attends to
+  sliding_window_pattern,  // u32, every n-th layer attends to all positions
+  attn_softcap,            // float, attn_logit_softcapping
+  final_softcap,           // float, final_logit_softcapping
+  rope_freq_base_swa,      // float, the RoPE base of sliding-window layers
 };
+// The first Param read into ModelConfig::values, and whether one is a float.
+inline constexpr Param kFirstValueParam = Param::sliding_window;
+bool param_is_float(Param p);
 
 // When a converter writes a key (synth writes what llama.cpp's converter does).
 enum class Written : uint8_t { always, if_not_default, never };
@@ -94,11 +104,14 @@ struct Architecture {
   // Layer `il`'s spec from the hyperparameters read (c.layers is not set yet;
   // the per-layer values are in c's per-layer arrays).
   LayerSpec (*layer)(const ModelConfig& c, uint32_t il) = nullptr;
-  // Whole-model scalings: the embedding multiplier (1: none) and the soft-cap
-  // of the final logits (0: none).
-  float embed_scale = 1.0f;
-  float final_softcap = 0.0f;
+  // Whole-model values from the hyperparameters, before the layers are
+  // built: ModelConfig::embed_scale and final_softcap (nullptr: neither).
+  void (*model)(ModelConfig& c) = nullptr;
 };
+
+// Fills c's model-wide values and every layer's spec from the
+// hyperparameters read (c.arch set): what the loader and synth both do last.
+void finish_config(ModelConfig& c);
 
 // The tensors every layer of a pre-norm transformer has whichever family
 // (attn_norm, attn_q/k/v/output, ffn_norm, ffn_gate/up/down), the global ones
@@ -114,6 +127,10 @@ std::vector<KeySpec> written(std::vector<KeySpec> keys, Param p, Written w);
 // The spec llama's layers have (normal RoPE, SwiGLU, 1/sqrt(head_dim) scale),
 // from the per-layer hyperparameters: the base the other families adjust.
 LayerSpec transformer_layer(const ModelConfig& c, uint32_t il);
+// Whether layer `il` is a sliding-window layer when the last layer of each
+// group of `period` attends to all positions, as llama.cpp reads
+// sliding_window_pattern: period 0 makes every layer sliding, 1 none.
+bool is_sliding_layer(uint32_t il, uint32_t period);
 
 // The size of `d` for a layer spec.
 uint64_t resolve_dim(Dim d, const ModelConfig& c, const LayerSpec& layer);

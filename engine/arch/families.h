@@ -9,5 +9,7 @@ namespace engine::arch {
 Architecture llama();
 Architecture qwen2();
 Architecture qwen3();
+Architecture gemma2();
+Architecture gemma3();
 
 }  // namespace engine::arch

@@ -15,7 +15,7 @@ struct Registry {
 
 Registry& registry() {
   // One entry per family.
-  static Registry r{{}, {llama(), qwen2(), qwen3()}};
+  static Registry r{{}, {llama(), qwen2(), qwen3(), gemma2(), gemma3()}};
   return r;
 }
 

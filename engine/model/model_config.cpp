@@ -1,6 +1,7 @@
 #include "engine/model/model_config.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <utility>
 
@@ -139,12 +140,13 @@ void read_rope_and_norm(const Keys& k, ModelConfig& c) {
   const gguf::File& f = k.file();
   c.rope_freq_base = static_cast<float>(k.f64(P::rope_freq_base).value_or(10000.0));
   if (!(c.rope_freq_base > 0.0f)) fail(f, "rope.freq_base must be positive");
-  const std::string scaling = std::string(k.str(P::rope_scaling_type).value_or("none"));
+  // As llama.cpp reads them: the type defaults to linear, and a factor is
+  // optional (absent or 0: no scaling).
+  const std::string scaling = std::string(k.str(P::rope_scaling_type).value_or("linear"));
   if (scaling == "linear") {
-    const std::optional<double> factor = k.f64(P::rope_scaling_factor);
-    if (!factor) f.get_float(k.key(P::rope_scaling_factor));  // throws: the key is missing
-    if (!(*factor > 0.0)) fail(f, "rope.scaling.factor must be positive");
-    c.rope_freq_scale = static_cast<float>(1.0 / *factor);
+    const double factor = k.f64(P::rope_scaling_factor).value_or(0.0);
+    if (!(factor >= 0.0) || !std::isfinite(factor)) fail(f, "rope.scaling.factor must be positive");
+    if (factor > 0.0) c.rope_freq_scale = static_cast<float>(1.0 / factor);
   } else if (scaling != "none") {
     fail(f, "rope scaling '" + scaling + "' is not supported (supported: none, linear)");
   }
@@ -172,6 +174,20 @@ void read_vocab_size(const Keys& k, ModelConfig& c) {
   }
 }
 
+// The family's further keys, as one scalar each; the family checks and
+// defaults them where it reads them. An array where a scalar is read is
+// passed over, as llama.cpp's get_key_or_arr does (the family's default holds).
+void read_values(const Keys& k, ModelConfig& c) {
+  for (const arch::KeySpec& spec : c.arch->keys) {
+    if (spec.param < arch::kFirstValueParam || !k.has(spec.param) || k.is_array(spec.param)) continue;
+    const std::string key = k.key(spec.param);
+    const double v = arch::param_is_float(spec.param) ? k.file().get_float(key)
+                                                     : static_cast<double>(k.u32(spec.param));
+    if (!std::isfinite(v) || v < 0) fail(k.file(), "metadata '" + key + "' must be a non-negative number");
+    c.values[spec.param] = v;
+  }
+}
+
 }  // namespace
 
 ModelConfig ModelConfig::from_gguf(const gguf::File& f) {
@@ -186,10 +202,8 @@ ModelConfig ModelConfig::from_gguf(const gguf::File& f) {
   read_sizes(keys, c);
   read_rope_and_norm(keys, c);
   read_vocab_size(keys, c);
-  c.embed_scale = c.arch->embed_scale;
-  c.final_softcap = c.arch->final_softcap;
-  c.layers.reserve(c.n_layer);
-  for (uint32_t il = 0; il < c.n_layer; ++il) c.layers.push_back(c.arch->layer(c, il));
+  read_values(keys, c);
+  arch::finish_config(c);
   return c;
 }
 

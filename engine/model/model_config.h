@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@ namespace engine {
 
 namespace arch {
 struct Architecture;
+enum class Param : uint8_t;
 }
 
 struct ModelConfig {
@@ -40,6 +42,12 @@ struct ModelConfig {
   // Keys that may hold one value per layer, as one value per layer.
   std::vector<uint32_t> layer_n_ff, layer_n_head, layer_n_head_kv;
   std::vector<LayerSpec> layers;  // (n_layer) what each layer computes
+  // The description's further keys (Param >= kFirstValueParam) the file has.
+  std::map<arch::Param, double> values;
+  double value(arch::Param p, double fallback) const {
+    const auto it = values.find(p);
+    return it == values.end() ? fallback : it->second;
+  }
 
   uint32_t q_dim() const { return n_head * head_dim_k; }
   uint32_t kv_dim_k() const { return n_head_kv * head_dim_k; }

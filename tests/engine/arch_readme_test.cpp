@@ -13,6 +13,7 @@
 #include "engine/arch/registry.h"
 #include "engine/model/model_config.h"
 #include "tools/common/model_writing/synth_shapes.h"
+#include "tools/common/model_writing/synth_tensors.h"
 
 namespace {
 
@@ -48,41 +49,45 @@ std::vector<Row> readme_rows() {
   return rows;
 }
 
-// A family's layer 0, from a one-layer model of its first named shape.
-engine::LayerSpec layer_of(const engine::arch::Architecture& a) {
+// The family's first named shape (its real model's keys: a sliding window
+// the file gives, ...), else a small model with the family's defaults.
+engine::ModelConfig config_of(const engine::arch::Architecture& a) {
+  if (const tools::SynthShape* s = tools::default_shape(a.name)) return tools::synth_config(*s, s->n_vocab);
   engine::ModelConfig c;
   c.arch = &a;
-  c.n_layer = 1;
+  c.n_layer = 2;
   c.n_embd = 64;
   c.n_head = c.n_head_kv = 4;
   c.head_dim_k = c.head_dim_v = c.n_rot = 16;
   c.n_ff = 128;
-  c.layer_n_ff = {c.n_ff};
-  c.layer_n_head = c.layer_n_head_kv = {c.n_head};
-  return a.layer(c, 0);
+  c.layer_n_ff.assign(c.n_layer, c.n_ff);
+  c.layer_n_head = c.layer_n_head_kv = std::vector<uint32_t>(c.n_layer, c.n_head);
+  engine::arch::finish_config(c);
+  return c;
 }
 
 // What may set a family apart, and the words the README uses for it.
 using engine::LayerSpec;
 using engine::arch::Architecture;
+using engine::ModelConfig;
 struct Trait {
   const char* words;
-  bool (*has)(const LayerSpec&, const Architecture&);
+  bool (*has)(const LayerSpec&, const ModelConfig&);
 };
 
 const Trait kTraits[] = {
     {"normal RoPE",
-     [](const LayerSpec& l, const Architecture&) { return l.attention.rope.style == RopeStyle::normal; }},
-    {"NeoX RoPE", [](const LayerSpec& l, const Architecture&) { return l.attention.rope.style == RopeStyle::neox; }},
-    {"biases on Q, K and V", [](const LayerSpec& l, const Architecture&) { return l.attention.qkv_bias; }},
-    {"RMSNorm over each head of Q and K", [](const LayerSpec& l, const Architecture&) { return l.attention.qk_norm; }},
-    {"sliding window", [](const LayerSpec& l, const Architecture&) { return l.attention.window != 0; }},
-    {"soft-cap", [](const LayerSpec& l, const Architecture& a) {
-       return l.attention.softcap != 0.0f || a.final_softcap != 0.0f;
+     [](const LayerSpec& l, const ModelConfig&) { return l.attention.rope.style == RopeStyle::normal; }},
+    {"NeoX RoPE", [](const LayerSpec& l, const ModelConfig&) { return l.attention.rope.style == RopeStyle::neox; }},
+    {"biases on Q, K and V", [](const LayerSpec& l, const ModelConfig&) { return l.attention.qkv_bias; }},
+    {"RMSNorm over each head of Q and K", [](const LayerSpec& l, const ModelConfig&) { return l.attention.qk_norm; }},
+    {"sliding window", [](const LayerSpec& l, const ModelConfig&) { return l.attention.window != 0; }},
+    {"soft-cap", [](const LayerSpec& l, const ModelConfig& c) {
+       return l.attention.softcap != 0.0f || c.final_softcap != 0.0f;
      }},
-    {"GeGLU", [](const LayerSpec& l, const Architecture&) { return l.activation == engine::Activation::gelu; }},
-    {"post-norms", [](const LayerSpec& l, const Architecture&) { return l.post_mixer_norm || l.post_ffn_norm; }},
-    {"scaled embeddings", [](const LayerSpec&, const Architecture& a) { return a.embed_scale != 1.0f; }},
+    {"GeGLU", [](const LayerSpec& l, const ModelConfig&) { return l.activation == engine::Activation::gelu; }},
+    {"post-norms", [](const LayerSpec& l, const ModelConfig&) { return l.post_mixer_norm || l.post_ffn_norm; }},
+    {"scaled embeddings", [](const LayerSpec&, const ModelConfig& c) { return c.embed_scale != 1.0f; }},
 };
 
 // The `names` in a cell, sorted.
@@ -122,9 +127,10 @@ TEST(ArchReadme, EachRowNamesExactlyTheTraitsOfItsLayerSpec) {
     SCOPED_TRACE(r.arch);
     const engine::arch::Architecture* a = engine::arch::find_architecture(r.arch);
     ASSERT_NE(a, nullptr);
-    const LayerSpec l = layer_of(*a);
+    const ModelConfig c = config_of(*a);
     for (const Trait& t : kTraits) {
-      EXPECT_EQ(r.traits.find(t.words) != std::string::npos, t.has(l, *a)) << "\"" << t.words << "\"";
+      const bool has = std::any_of(c.layers.begin(), c.layers.end(), [&](const LayerSpec& l) { return t.has(l, c); });
+      EXPECT_EQ(r.traits.find(t.words) != std::string::npos, has) << "\"" << t.words << "\"";
     }
   }
 }

@@ -5,7 +5,7 @@
 // file llama.cpp read (its SHA-256 is in the reference), and compared with
 // llama.cpp's logits the way ../shared/models/reference/README.md prescribes
 // (tests/support/logit_compare.h), within the tolerances models.json copies
-// from ../shared's manifest.json. The sequences are longer than three
+// from ../shared's manifest.json (or a model's own, where models.json says why). The sequences are longer than three
 // sliding windows, so prefill across the window and decode far past it are
 // both checked.
 #include <gtest/gtest.h>
@@ -29,15 +29,26 @@ struct Case {
   std::string model;  // "gemma2-d256"
   std::string type;   // "Q4_K_M"
   std::string synth;  // synth's arguments, without --type and -o
+  engine_test::LogitTolerance tol;
   std::string name() const { return model + "-" + type; }
 };
+void PrintTo(const Case& c, std::ostream* os) { *os << c.name(); }
 
+engine_test::LogitTolerance tolerance(const engine_test::Json& t) {
+  return {t["rel_max"].number(), t["top1_min"].number(), t["kld_max"].number()};
+}
+
+// Each model in each of its types, with the type's tolerance: the model's
+// own where it gives one (models.json says why), else the common one.
 std::vector<Case> cases() {
   std::vector<Case> out;
   const engine_test::Json m = engine_test::Json::parse_file(kDir / "models.json");
   for (const engine_test::Json& model : m["models"].array()) {
     for (const engine_test::Json& type : model["types"].array()) {
-      out.push_back({model["name"].string(), type.string(), model["synth"].string()});
+      const std::string t = type.string();
+      const bool own = model.has("tolerances") && model["tolerances"].has(t);
+      out.push_back({model["name"].string(), t, model["synth"].string(),
+                     tolerance(own ? model["tolerances"][t] : m["tolerances"][t])});
     }
   }
   return out;
@@ -64,8 +75,7 @@ class LlamaCppReference : public ::testing::TestWithParam<Case> {};
 TEST_P(LlamaCppReference, AgreesWithLlamaCppWithinTheManifestTolerances) {
   const Case& c = GetParam();
   const engine_test::Json ref = engine_test::Json::parse_file(kDir / (c.name() + ".llamacpp.json"));
-  const engine_test::Json& t = engine_test::Json::parse_file(kDir / "models.json")["tolerances"][c.type];
-  const engine_test::LogitTolerance tol{t["rel_max"].number(), t["top1_min"].number(), t["kld_max"].number()};
+  const engine_test::LogitTolerance& tol = c.tol;
 
   const std::filesystem::path dir = engine_test::temp_dir("llamacpp-reference");
   const std::filesystem::path model = dir / (c.name() + ".gguf");

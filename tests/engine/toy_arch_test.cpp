@@ -46,8 +46,10 @@ engine::arch::Architecture toy() {
   a.keys = engine::arch::transformer_keys();
   a.tensors = engine::arch::transformer_tensors();
   a.layer = toy_layer;
-  a.embed_scale = 3.0f;
-  a.final_softcap = 6.0f;
+  a.model = [](ModelConfig& c) {
+    c.embed_scale = 3.0f;
+    c.final_softcap = 6.0f;
+  };
   return a;
 }
 

@@ -2,7 +2,11 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <optional>
+#include <vector>
+
+#include "engine/arch/registry.h"
 
 namespace tools {
 namespace {
@@ -12,7 +16,36 @@ struct Overrides {
   std::optional<int64_t> n_embd, n_layer, n_head, n_head_kv, head_dim, n_ff, n_vocab, n_ctx;
   std::optional<float> rope_base, rms_eps;
   std::optional<bool> tied;
+  std::optional<float> rope_linear;
+  std::vector<std::string> sets;  // "attention.sliding_window=8"
 };
+
+// --set SUFFIX=VALUE: one of the family's further keys (a sliding window, a
+// soft-cap, ...), named as in the file without the "<arch>." prefix.
+void apply_set(SynthShape& s, const std::string& text) {
+  const size_t eq = text.find('=');
+  const engine::arch::Architecture* a = engine::arch::find_architecture(s.arch);
+  if (eq == std::string::npos || a == nullptr) {
+    throw ArgError("--set takes KEY=VALUE for a key of a registered architecture, not '" + text + "'");
+  }
+  const std::string suffix = text.substr(0, eq);
+  std::string known;
+  for (const engine::arch::KeySpec& k : a->keys) {
+    if (k.param < engine::arch::kFirstValueParam) continue;
+    if (suffix == k.suffix) {
+      char* end = nullptr;
+      const double v = std::strtod(text.c_str() + eq + 1, &end);
+      if (end == text.c_str() + eq + 1 || *end != '\0' || !(v >= 0)) {
+        throw ArgError("--set " + suffix + " needs a non-negative number, not '" + text.substr(eq + 1) + "'");
+      }
+      s.values[k.param] = v;
+      return;
+    }
+    known += (known.empty() ? "" : ", ") + std::string(k.suffix);
+  }
+  throw ArgError("--set: " + s.arch + " has no key '" + suffix + "' synth can set (" +
+                 (known.empty() ? "none" : known) + ")");
+}
 
 uint32_t u32(const char* flag, int64_t v) {
   if (v <= 0 || v > UINT32_MAX) throw ArgError(std::string(flag) + " must be a positive 32-bit integer");
@@ -50,6 +83,8 @@ SynthShape resolve_shape(const std::string& name, const Overrides& ov) {
   if (ov.rope_base) s.rope_base = *ov.rope_base;
   if (ov.rms_eps) s.rms_eps = *ov.rms_eps;
   if (ov.tied) s.tied = *ov.tied;
+  if (ov.rope_linear) s.rope_linear_factor = *ov.rope_linear;
+  for (const std::string& set : ov.sets) apply_set(s, set);
   if (name.empty() && !ov.n_head_kv) s.n_head_kv = s.n_head;
   if (ov.head_dim) {
     s.head_dim = u32("--head-dim", *ov.head_dim);
@@ -102,6 +137,11 @@ SynthCommand parse_synth_command(int argc, char** argv) {
       ov.rope_base = f;
     } else if (a.option({"--rms-eps"}, f)) {
       ov.rms_eps = f;
+    } else if (a.option({"--rope-linear"}, f)) {
+      if (!(f > 0.0f)) throw ArgError("--rope-linear must be positive");
+      ov.rope_linear = f;
+    } else if (a.option({"--set"}, text)) {
+      ov.sets.push_back(text);
     } else if (a.flag({"--tied"})) {
       ov.tied = true;
     } else if (a.flag({"--untied"})) {

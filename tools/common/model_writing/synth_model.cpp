@@ -101,7 +101,9 @@ void set_hyperparameters(gguf::Writer& w, const SynthShape& s, uint32_t n_vocab,
   w.set_string("general.description", "random weights written by synth (seed " + std::to_string(seed) +
                                           "), shape of " + s.name + ": not a trained model");
   for (const SynthKey& k : synth_keys(synth_config(s, n_vocab), s)) {
-    if (k.is_float) {
+    if (!k.text.empty()) {
+      w.set_string(k.key, k.text);
+    } else if (k.is_float) {
       w.set_f32(k.key, static_cast<float>(k.value));
     } else {
       w.set_u32(k.key, static_cast<uint32_t>(k.value));

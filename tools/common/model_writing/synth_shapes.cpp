@@ -43,7 +43,19 @@ SynthShape llama3_rope(SynthShape s) {
   return s;
 }
 
+// The family's further keys (engine/arch/arch.h), as its converter writes them.
+SynthShape with(SynthShape s, std::initializer_list<std::pair<engine::arch::Param, double>> values) {
+  for (const auto& [p, v] : values) s.values[p] = v;
+  return s;
+}
+
+SynthShape linear_rope(SynthShape s, float factor) {
+  s.rope_linear_factor = factor;
+  return s;
+}
+
 std::vector<SynthShape> make_shapes() {
+  using P = engine::arch::Param;
   // clang-format off
   //           name              arch    embd layer head kv hdim  n_ff  vocab   ctx     rope_theta  eps   tied
   return {
@@ -69,6 +81,24 @@ std::vector<SynthShape> make_shapes() {
             "Qwen/Qwen3-1.7B/config.json"),
       shape("qwen3-4b",       "qwen3", 2560, 36, 32,  8, 128,  9728, 151936,  40960,   1000000.0f, 1e-6f, true,
             "Qwen/Qwen3-4B/config.json"),
+      // Gemma: sliding_window, attn_logit_softcapping, final_logit_softcapping
+      // as the config gives them (Gemma 3's final soft-cap is null: not written).
+      with(
+      shape("gemma-2-2b",     "gemma2", 2304, 26,  8,  4, 256,  9216, 256000,   8192,     10000.0f, 1e-6f, true,
+            "google/gemma-2-2b/config.json"),
+      {{P::sliding_window, 4096}, {P::attn_softcap, 50.0}, {P::final_softcap, 30.0}}),
+      with(
+      shape("gemma-3-270m",   "gemma3",  640, 18,  4,  1, 256,  2048, 262144,  32768,   1000000.0f, 1e-6f, true,
+            "google/gemma-3-270m/config.json"),
+      {{P::sliding_window, 512}}),
+      with(
+      shape("gemma-3-1b",     "gemma3", 1152, 26,  4,  1, 256,  6912, 262144,  32768,   1000000.0f, 1e-6f, true,
+            "google/gemma-3-1b-pt/config.json"),
+      {{P::sliding_window, 512}}),
+      with(linear_rope(
+      shape("gemma-3-4b",     "gemma3", 2560, 34,  8,  4, 256, 10240, 262208, 131072,   1000000.0f, 1e-6f, true,
+            "google/gemma-3-4b-pt/config.json, text_config; rope_scaling linear, factor 8"), 8.0f),
+      {{P::sliding_window, 1024}}),
   };
   // clang-format on
 }

@@ -3,9 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
+
+#include "engine/arch/arch.h"
 
 namespace tools {
 
@@ -30,6 +33,13 @@ struct SynthShape {
   float rope_low_freq_factor = 0.0f;
   float rope_high_freq_factor = 0.0f;
   uint32_t rope_original_ctx = 0;
+  // rope_scaling {"rope_type": "linear", "factor": F}: rope.scaling.type and
+  // rope.scaling.factor where the family reads them. 0: none.
+  float rope_linear_factor = 0.0f;
+  // The family's further keys (engine/arch/arch.h, Param >= kFirstValueParam)
+  // the shape sets: sliding window, soft-caps, ...; written as the family's
+  // converter writes them.
+  std::map<engine::arch::Param, double> values;
   std::string source;  // where the numbers come from
 
   uint64_t n_params() const;  // weights in the file (of a registered architecture)

@@ -21,11 +21,8 @@ engine::ModelConfig synth_config(const SynthShape& s, uint32_t n_vocab) {
   c.layer_n_ff.assign(s.n_layer, s.n_ff);
   c.layer_n_head.assign(s.n_layer, s.n_head);
   c.layer_n_head_kv.assign(s.n_layer, s.n_head_kv);
-  if (c.arch != nullptr) {
-    c.embed_scale = c.arch->embed_scale;
-    c.final_softcap = c.arch->final_softcap;
-    for (uint32_t il = 0; il < s.n_layer; ++il) c.layers.push_back(c.arch->layer(c, il));
-  }
+  c.values = s.values;
+  if (c.arch != nullptr) engine::arch::finish_config(c);
   return c;
 }
 
@@ -37,7 +34,8 @@ std::vector<SynthKey> synth_keys(const engine::ModelConfig& c, const SynthShape&
   const bool head_dim_is_default = uint64_t{s.head_dim} * s.n_head == s.n_embd;
   std::vector<SynthKey> out;
   for (const engine::arch::KeySpec& k : c.arch->keys) {
-    SynthKey key{c.arch_name + "." + k.suffix};
+    SynthKey key;
+    key.key = c.arch_name + "." + k.suffix;
     bool is_default = false;
     switch (k.param) {
       case P::context_length: key.value = s.n_ctx; break;
@@ -53,10 +51,29 @@ std::vector<SynthKey> synth_keys(const engine::ModelConfig& c, const SynthShape&
         is_default = head_dim_is_default;
         break;
       case P::vocab_size: key.value = c.n_vocab; break;
-      case P::rope_freq_base: key = {key.key, true, s.rope_base}; break;
-      case P::rms_epsilon: key = {key.key, true, s.rms_eps}; break;
+      case P::rope_freq_base: key.is_float = true;
+        key.value = s.rope_base; break;
+      case P::rms_epsilon: key.is_float = true;
+        key.value = s.rms_eps; break;
       case P::rope_scaling_type:
-      case P::rope_scaling_factor: continue;  // synth writes llama3 factors instead (rope_freqs.weight)
+        // Linear scaling as the converter writes it; llama3 scaling is
+        // written as factors instead (rope_freqs.weight).
+        if (s.rope_linear_factor <= 0.0f) continue;
+        key.text = "linear";
+        break;
+      case P::rope_scaling_factor:
+        if (s.rope_linear_factor <= 0.0f) continue;
+        key.is_float = true;
+        key.value = s.rope_linear_factor;
+        break;
+      default: {
+        // The family's further keys: written when the shape sets them.
+        const auto it = s.values.find(k.param);
+        if (it == s.values.end()) continue;
+        key.is_float = engine::arch::param_is_float(k.param);
+        key.value = it->second;
+        break;
+      }
     }
     if (k.written == W::always || (k.written == W::if_not_default && !is_default)) out.push_back(key);
   }

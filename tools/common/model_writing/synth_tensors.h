@@ -22,6 +22,7 @@ struct SynthKey {
   std::string key;  // "llama.context_length"
   bool is_float = false;
   double value = 0;
+  std::string text;  // a string key when not empty
 };
 // The <arch>.* keys the family's converter writes, in its order.
 std::vector<SynthKey> synth_keys(const engine::ModelConfig& c, const SynthShape& s);
