@@ -154,3 +154,31 @@ TEST(FamilyVocabHostileText, EveryByteComesBack) {
 }
 
 }  // namespace
+
+namespace {
+
+// Each family's chat tokens are one token each when special tokens are parsed;
+// unparsed, a control token's text is ordinary text (user-defined ones, such as
+// Phi-3.5's, stay whole either way).
+TEST(FamilyVocabChatTokens, OneTokenWhenParsed) {
+  const std::filesystem::path dir = engine_test::temp_dir("family_vocab_chat");
+  const std::vector<std::pair<std::string, std::vector<std::string>>> chat = {
+      {"gemma3", {"<start_of_turn>", "<end_of_turn>"}}, {"gemma4", {"<|turn>", "<turn|>"}},
+      {"phi3.5", {"<|user|>", "<|end|>"}},              {"phi4-mini", {"<|user|>", "<|end|>"}},
+      {"smollm3", {"<|im_start|>", "<|im_end|>"}},      {"granite", {"<|start_of_role|>", "<|end_of_role|>"}}};
+  for (const auto& [family, texts] : chat) {
+    const std::string path = (dir / (family + ".gguf")).string();
+    tokenizer_test::write_family_vocab(family, path);
+    const engine::Tokenizer tok = engine::Tokenizer::from_gguf(gguf::File::open(path));
+    for (const std::string& text : texts) {
+      int32_t id = -1;
+      for (int32_t i = 0; i < tok.n_vocab() && id < 0; ++i) id = tok.token_text(i) == text ? i : -1;
+      ASSERT_GE(id, 0) << family << " has no " << text;
+      EXPECT_EQ(tok.encode(text, false, true), std::vector<int32_t>{id}) << family << ": " << text;
+      EXPECT_EQ(tok.encode(text, false, false).size() == 1, !tok.is_control(id)) << family << ": " << text;
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
