@@ -21,6 +21,16 @@ using tokenizer_test::tokenizer_of;
 
 const std::filesystem::path kReferenceDir = std::filesystem::path(ENGINE_SOURCE_DIR) / "tests/tokenizer/reference";
 
+// The tokenizer of family vocabulary `name`, written to a file and read back.
+engine::Tokenizer family_tokenizer(const std::string& name) {
+  const std::filesystem::path dir = engine_test::temp_dir("family_vocab");
+  const std::string path = (dir / (name + ".gguf")).string();
+  tokenizer_test::write_family_vocab(name, path);
+  engine::Tokenizer tok = engine::Tokenizer::from_gguf(gguf::File::open(path));
+  std::filesystem::remove_all(dir);
+  return tok;
+}
+
 struct Case {
   size_t input;
   bool special;
@@ -86,12 +96,7 @@ void expect_llamacpp_ids(const engine::Tokenizer& tok, const std::string& file, 
 class FamilyVocab : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(FamilyVocab, MatchesLlamaCpp) {
-  const std::filesystem::path dir = engine_test::temp_dir("family_vocab");
-  const std::string path = (dir / (GetParam() + ".gguf")).string();
-  tokenizer_test::write_family_vocab(GetParam(), path);
-  const gguf::File file = gguf::File::open(path);
-  const engine::Tokenizer tok = engine::Tokenizer::from_gguf(file);
-  std::filesystem::remove_all(dir);
+  const engine::Tokenizer tok = family_tokenizer(GetParam());
   expect_llamacpp_ids(tok, "family_vocabs.expected", GetParam());
 }
 
@@ -124,16 +129,13 @@ namespace {
 // back (SentencePiece spells a space "▁", so a "▁" in the input may come back
 // a space, or as its bytes when byte fallback spelled it).
 TEST(FamilyVocabHostileText, EveryByteComesBack) {
-  const std::filesystem::path dir = engine_test::temp_dir("family_vocab_hostile");
   std::mt19937 rng(5);
   std::string random(std::getenv("ENGINE_QEMU_CPU") != nullptr ? 16 << 10 : 64 << 10, '\0');
   for (char& c : random) c = static_cast<char>(rng() & 0xFF);
   const std::vector<std::string> inputs = {random, std::string(20000, 'A'), std::string(20000, ' '),
                                            std::string(20000, '\n'), "x\xC3" "\n\xFF\xE2\x96\x81y"};
   for (const char* name : {"gemma4", "phi4-mini", "gemma3"}) {
-    const std::string path = (dir / (std::string(name) + ".gguf")).string();
-    tokenizer_test::write_family_vocab(name, path);
-    const engine::Tokenizer tok = engine::Tokenizer::from_gguf(gguf::File::open(path));
+    const engine::Tokenizer tok = family_tokenizer(name);
     for (const std::string& in : inputs) {
       const std::vector<int32_t> ids = tok.encode(in, false, false);
       std::string pieces;
@@ -150,7 +152,6 @@ TEST(FamilyVocabHostileText, EveryByteComesBack) {
       EXPECT_EQ(pieces == expected, true) << name << ": " << in.size() << " bytes do not come back";
     }
   }
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
@@ -161,15 +162,12 @@ namespace {
 // unparsed, a control token's text is ordinary text (user-defined ones, such as
 // Phi-3.5's, stay whole either way).
 TEST(FamilyVocabChatTokens, OneTokenWhenParsed) {
-  const std::filesystem::path dir = engine_test::temp_dir("family_vocab_chat");
   const std::vector<std::pair<std::string, std::vector<std::string>>> chat = {
       {"gemma3", {"<start_of_turn>", "<end_of_turn>"}}, {"gemma4", {"<|turn>", "<turn|>"}},
       {"phi3.5", {"<|user|>", "<|end|>"}},              {"phi4-mini", {"<|user|>", "<|end|>"}},
       {"smollm3", {"<|im_start|>", "<|im_end|>"}},      {"granite", {"<|start_of_role|>", "<|end_of_role|>"}}};
   for (const auto& [family, texts] : chat) {
-    const std::string path = (dir / (family + ".gguf")).string();
-    tokenizer_test::write_family_vocab(family, path);
-    const engine::Tokenizer tok = engine::Tokenizer::from_gguf(gguf::File::open(path));
+    const engine::Tokenizer tok = family_tokenizer(family);
     for (const std::string& text : texts) {
       int32_t id = -1;
       for (int32_t i = 0; i < tok.n_vocab() && id < 0; ++i) id = tok.token_text(i) == text ? i : -1;
@@ -178,7 +176,6 @@ TEST(FamilyVocabChatTokens, OneTokenWhenParsed) {
       EXPECT_EQ(tok.encode(text, false, false).size() == 1, !tok.is_control(id)) << family << ": " << text;
     }
   }
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
