@@ -237,8 +237,9 @@ int run(const Options& o) {
   const int64_t decode_steps = generated > 0 ? generated - 1 : 0;  // the first token came from the prefill
   std::fprintf(stderr, "\nmodel:      %s (%s, load %.0f ms)\n", o.model.c_str(),
                mib(model->file().file_size()).c_str(), ms_between(t_load, t_loaded));
-  std::fprintf(stderr, "session:    context %s, set up in %.0f ms (KV cache %s)\n",
-               tools::plural(session.n_ctx(), "token").c_str(), setup_ms, mib(session.kv_cache().bytes()).c_str());
+  // The cache's bytes beside a full cache's: what sliding windows save.
+  std::fprintf(stderr, "session:    context %s, set up in %.0f ms; KV cache %s\n",
+               tools::plural(session.n_ctx(), "token").c_str(), setup_ms, session.kv_cache().size().describe().c_str());
   std::fprintf(stderr, "prompt:     %s, prefill %.2f tokens/s (%.1f ms)\n",
                tools::plural(static_cast<int64_t>(prompt.size()), "token").c_str(),
                1000.0 * static_cast<double>(prompt.size()) / prefill_ms, prefill_ms);

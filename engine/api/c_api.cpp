@@ -332,6 +332,24 @@ uint32_t engine_session_n_past(const engine_session* session) {
   return n;
 }
 
+engine_status engine_session_kv_info(const engine_session* session, engine_kv_info* out) {
+  if (out == nullptr) return fail(ENGINE_ERR_INVALID_ARGUMENT, "engine_session_kv_info: out is null");
+  // The cache's size is fixed at creation: read under the table's lock, no call slot.
+  const bool live = handle_table().peek(id_of(session), Kind::session, [&](void* o) {
+    const engine::KvCache& kv = static_cast<const SessionObject*>(o)->session->kv_cache();
+    const engine::KvSize& size = kv.size();
+    *out = engine_kv_info{size.bytes,
+                          size.full_bytes,
+                          kv.n_ctx(),
+                          size.n_layers,
+                          size.n_windowed,
+                          size.windows.empty() ? 0 : size.windows.back(),
+                          kv.type() == engine::KvType::f32 ? ENGINE_KV_F32 : ENGINE_KV_F16};
+  });
+  if (!live) return refused(Status::invalid, "engine_session_kv_info", "session");
+  return ENGINE_OK;
+}
+
 engine_status engine_session_reset(engine_session* session) {
   SessionClaim s(session);
   if (s.status() != Status::ok) return refused(s.status(), "engine_session_reset", "session");

@@ -142,6 +142,24 @@ engine_status engine_logits(engine_session* session, const float** logits, size_
 uint32_t engine_session_n_past(const engine_session* session);
 engine_status engine_session_reset(engine_session* session);
 
+/* The session's KV cache, fixed when it is created. A sliding-window layer
+ * (Gemma 2/3, Phi-3) keeps only its last `window` positions and those of one
+ * batch, in a ring of window + n_batch - 1 positions, instead of all n_ctx:
+ * a Gemma 3 1B session at 32k context holds 150 MiB of F16 cache where a
+ * full one would take 832 MiB. */
+typedef struct engine_kv_info {
+  uint64_t bytes;             /* allocated for the keys and values of every layer */
+  uint64_t full_bytes;        /* what every layer keeping all n_ctx positions would take */
+  uint32_t n_ctx;
+  uint32_t n_layers;          /* layers with a cache */
+  uint32_t n_windowed_layers; /* of them, those with a sliding window */
+  uint32_t window;            /* their window in positions (the largest when they differ); 0: none */
+  engine_kv_type kv_type;
+} engine_kv_info;
+/* Readable while another thread evaluates on the session (the figures do not
+ * change). ENGINE_ERR_INVALID_ARGUMENT for a null `out`. */
+engine_status engine_session_kv_info(const engine_session* session, engine_kv_info* out);
+
 /* Where the session's threads run: per thread, the CPU asked for, whether
  * pinning worked (with errno when not), and the CPU it was last seen on. */
 typedef enum engine_pin_state {

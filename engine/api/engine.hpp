@@ -118,6 +118,12 @@ class Session {
   }
   uint32_t n_past() const { return engine_session_n_past(get()); }
   void reset() { check(engine_session_reset(get())); }
+  // The KV cache's bytes, and a full cache's (engine_session_kv_info).
+  engine_kv_info kv_info() const {
+    engine_kv_info info{};
+    check(engine_session_kv_info(get(), &info));
+    return info;
+  }
 
  private:
   Owned<engine_session, engine_session_free> h_;

@@ -5,6 +5,7 @@
 
 #include "engine/model/model_config.h"
 #include "engine/ops/ops.h"
+#include "engine/support/saturating.h"
 
 namespace engine {
 namespace {
@@ -15,23 +16,43 @@ uint32_t first_visible(const AttentionSpec& a, uint32_t pos) {
   return a.window != 0 && pos + 1 > a.window ? pos + 1 - a.window : 0;
 }
 
+uint32_t group_size(const ModelConfig& c) {
+  uint32_t group = 1;
+  for (const LayerSpec& l : c.layers) group = std::max(group, l.attention.n_head / l.attention.n_head_kv);
+  return group;
+}
+
 }  // namespace
+
+uint32_t AttentionMixer::rows_attended(const ModelConfig& c, uint32_t n_ctx) {
+  // A chunk's tokens at n_past + first .. n_past + last - 1 see from the
+  // first one's window start to the last one: window - 1 + (last - first).
+  uint64_t rows = 0;
+  for (const LayerSpec& l : c.layers) {
+    const uint32_t w = l.attention.window;
+    rows = std::max(rows, w != 0 ? uint64_t{w} + kChunk - 1 : n_ctx);
+  }
+  return static_cast<uint32_t>(std::min<uint64_t>(rows, n_ctx));
+}
+
+uint64_t AttentionMixer::thread_scratch_floats(const ModelConfig& c, uint32_t n_ctx) {
+  const uint64_t per_row = saturating_add(group_size(c), saturating_add(c.head_dim_k, c.head_dim_v));
+  return saturating_mul(rows_attended(c, n_ctx), per_row);
+}
 
 AttentionMixer::AttentionMixer(const ModelConfig& c, uint32_t n_batch, uint32_t n_ctx, KvType kv_type,
                                size_t n_threads)
-    : n_ctx_(n_ctx) {
-  uint32_t group = 1;
-  for (const LayerSpec& l : c.layers) group = std::max(group, l.attention.n_head / l.attention.n_head_kv);
+    : rows_(rows_attended(c, n_ctx)) {
   const size_t b = n_batch;
   q_.resize(b * c.q_dim());
   k_.resize(b * c.kv_dim_k());
   v_.resize(b * c.kv_dim_v());
   att_.resize(b * c.n_head * c.head_dim_v);
-  scores_.resize(n_threads * group * n_ctx);
+  scores_.resize(n_threads * group_size(c) * rows_);
   const bool windowed = std::any_of(c.layers.begin(), c.layers.end(), [](const LayerSpec& l) {
     return l.mixer == MixerKind::attention && l.attention.window != 0;
   });
-  if (kv_type == KvType::f16 || windowed) kv_rows_.resize(n_threads * n_ctx * (c.head_dim_k + c.head_dim_v));
+  if (kv_type == KvType::f16 || windowed) kv_rows_.resize(n_threads * rows_ * (c.head_dim_k + c.head_dim_v));
   ones_.assign(c.head_dim_v, 1.0f);
 }
 
@@ -106,37 +127,33 @@ void AttentionMixer::attend(Compute& compute, const AttentionSpec& a, const Atte
   const uint32_t hd = a.head_dim_k;
   const uint32_t hv = a.head_dim_v;
   const uint32_t group = a.n_head / a.n_head_kv;
-  // Chunks of 16 tokens: with the 4 KV heads of TinyLlama a 128-token prompt is
-  // 32 tasks, enough to keep 8 threads busy, and each F16 history is converted
-  // for 16 x group queries instead of one.
-  constexpr uint32_t kChunk = 16;
   const uint32_t n_chunks = (n + kChunk - 1) / kChunk;
   compute.parallel(size_t{n_chunks} * a.n_head_kv, [&](size_t task, size_t thread) {
     const auto kvh = static_cast<uint32_t>(task % a.n_head_kv);
     const auto first = static_cast<uint32_t>(task / a.n_head_kv) * kChunk;
     const uint32_t last = std::min(n, first + kChunk);  // tokens first .. last - 1
     const uint32_t n_pos = n_past + last;               // positions they see
-    float* scores = &scores_[thread * group * n_ctx_];  // one row per query head of the group
+    float* scores = &scores_[thread * group * rows_];  // one row per query head of the group
     // keys and values hold positions from `lo` on, one row each.
     const auto attend_rows = [&](const auto* keys, const auto* values, uint32_t lo) {
       for (uint32_t i = first; i < last; ++i) {
         const uint32_t from = first_visible(a, n_past + i);
         const uint32_t n_seen = n_past + i + 1 - from;  // positions token i attends to
         const float* q = &q_[size_t{i} * a.q_dim() + size_t{kvh} * group * hd];
-        ops::dot_rows(q, hd, group, keys + size_t{from - lo} * hd, hd, n_seen, hd, a.scale, scores, n_ctx_);
+        ops::dot_rows(q, hd, group, keys + size_t{from - lo} * hd, hd, n_seen, hd, a.scale, scores, rows_);
         for (uint32_t h = 0; h < group; ++h) {
-          float* row = scores + size_t{h} * n_ctx_;
+          float* row = scores + size_t{h} * rows_;
           if (a.softcap > 0.0f) ops::softcap(row, a.softcap, n_seen);
           ops::softmax(row, n_seen);
         }
         float* out = &att_[size_t{i} * a.out_dim() + size_t{kvh} * group * hv];
-        ops::weighted_rows(scores, n_ctx_, group, values + size_t{from - lo} * hv, hv, n_seen, hv, out, hv);
+        ops::weighted_rows(scores, rows_, group, values + size_t{from - lo} * hv, hv, n_seen, hv, out, hv);
       }
     };
-    float* converted = kv_rows_.empty() ? nullptr : &kv_rows_[thread * n_ctx_ * (hd + hv)];
+    float* converted = kv_rows_.empty() ? nullptr : &kv_rows_[thread * rows_ * (hd + hv)];
     if (a.window != 0) {
       // The chunk's window, in position order out of the ring: at most
-      // n_pos <= n_ctx rows, which the scratch holds.
+      // rows_attended rows, which the scratch holds.
       const uint32_t lo = first_visible(a, n_past + first);
       const uint32_t count = n_pos - lo;
       cache.gather(kvh, lo, count, converted, converted + size_t{count} * hd);
@@ -149,7 +166,7 @@ void AttentionMixer::attend(Compute& compute, const AttentionSpec& a, const Atte
       attend_rows(cache.keys_f16(kvh), cache.values_f16(kvh), 0);
       return;
     }
-    float* converted_values = converted == nullptr ? nullptr : converted + size_t{n_ctx_} * hd;
+    float* converted_values = converted == nullptr ? nullptr : converted + size_t{rows_} * hd;
     attend_rows(cache.keys(kvh, n_pos, converted), cache.values(kvh, n_pos, converted_values), 0);
   });
 }

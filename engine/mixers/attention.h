@@ -19,8 +19,18 @@ struct ModelConfig;
 
 class AttentionMixer {
  public:
-  // Scratch for n_batch tokens and n_ctx positions of the largest layer.
+  // Scratch for n_batch tokens and, per thread, the positions one task
+  // attends to (rows_attended).
   AttentionMixer(const ModelConfig& c, uint32_t n_batch, uint32_t n_ctx, KvType kv_type, size_t n_threads);
+
+  // The most positions one task (a KV head and a chunk of tokens) attends to
+  // in any layer of c: n_ctx, or when every layer has a window, the largest
+  // window and a chunk. The per-thread scratch is sized by it, so a context
+  // far longer than the windows costs no scratch.
+  static uint32_t rows_attended(const ModelConfig& c, uint32_t n_ctx);
+  // The floats of scratch one thread needs: its scores and one KV head's
+  // rows converted to F32.
+  static uint64_t thread_scratch_floats(const ModelConfig& c, uint32_t n_ctx);
 
   // xn (n, n_embd): the normalized input of n tokens at positions n_past ..
   // n_past + n - 1, replaced by the block's output. Their keys and values go
@@ -35,13 +45,18 @@ class AttentionMixer {
                  float rms_eps, uint32_t pos, uint32_t i);
   void attend(Compute& compute, const AttentionSpec& a, const AttentionCache& cache, uint32_t n_past, uint32_t n);
 
-  uint32_t n_ctx_;
+  // Tokens per task: with the 4 KV heads of TinyLlama a 128-token prompt is
+  // 32 tasks, enough to keep 8 threads busy, and each F16 history is
+  // converted for 16 x group queries instead of one.
+  static constexpr uint32_t kChunk = 16;
+
+  uint32_t rows_;  // rows_attended: the stride of scores_ and kv_rows_
   std::vector<float> q_;        // (B, q_dim)
   std::vector<float> k_;        // (B, kv_dim_k)
   std::vector<float> v_;        // (B, kv_dim_v)
   std::vector<float> att_;      // (B, n_head * head_dim_v) attention output
-  std::vector<float> scores_;   // (threads, group, n_ctx) attention weights of a KV head's query heads
-  std::vector<float> kv_rows_;  // (threads, n_ctx, head_dim_k + head_dim_v) one KV head's history
+  std::vector<float> scores_;   // (threads, group, rows_) attention weights of a KV head's query heads
+  std::vector<float> kv_rows_;  // (threads, rows_, head_dim_k + head_dim_v) one KV head's history
                                 // as F32, per thread (empty with an F32 cache: read in place)
   std::vector<float> ones_;     // (head_dim_v) the weight of V's RMSNorm, which has none
 };

@@ -5,13 +5,15 @@
 #include <utility>
 
 #include "engine/support/memory.h"
+#include "engine/support/saturating.h"
 #include "engine/model/model_config.h"
 #include "engine/ops/ops.h"
 
 namespace engine {
 namespace {
 
-uint64_t mul(uint64_t a, uint64_t b) { return a != 0 && b > UINT64_MAX / a ? UINT64_MAX : a * b; }
+constexpr auto add = saturating_add;
+constexpr auto mul = saturating_mul;
 
 }  // namespace
 
@@ -129,7 +131,7 @@ std::vector<CacheUse> cache_uses(const ModelConfig& c, uint32_t n_ctx, uint32_t 
     }
     bool counted = false;
     for (CacheUse& u : uses) {
-      if (u.kind == use.kind && u.shape == use.shape) {
+      if (u.kind == use.kind && u.shape == use.shape && u.window == use.window) {
         ++u.n_layers;
         counted = true;
         break;
@@ -144,7 +146,7 @@ std::vector<CacheUse> cache_uses(const ModelConfig& c, uint32_t n_ctx, uint32_t 
 }
 
 KvCache::KvCache(const ModelConfig& c, uint32_t n_ctx, uint32_t n_batch, KvType type)
-    : type_(type), n_ctx_(n_ctx), uses_(cache_uses(c, n_ctx, n_batch, type)) {
+    : type_(type), n_ctx_(n_ctx), uses_(cache_uses(c, n_ctx, n_batch, type)), size_(kv_size(c, n_ctx, n_batch, type)) {
   for (const LayerSpec& l : c.layers) {
     switch (l.mixer) {
       case MixerKind::attention: {
@@ -166,6 +168,33 @@ std::string describe_uses(const std::vector<CacheUse>& uses) {
   std::string s;
   for (const CacheUse& u : uses) s += (s.empty() ? "" : " + ") + u.describe();
   return s;
+}
+
+KvSize kv_size(const ModelConfig& c, uint32_t n_ctx, uint32_t n_batch, KvType type) {
+  KvSize s;
+  s.type = type;
+  for (const CacheUse& u : cache_uses(c, n_ctx, n_batch, type)) {
+    s.bytes = add(s.bytes, u.bytes());
+    s.full_bytes = add(s.full_bytes, mul(u.n_layers, mul(u.bytes_per_position, n_ctx)));
+    s.n_layers += u.n_layers;
+    if (u.window == 0) continue;
+    s.n_windowed += u.n_layers;
+    const auto at = std::lower_bound(s.windows.begin(), s.windows.end(), u.window);
+    if (at == s.windows.end() || *at != u.window) s.windows.insert(at, u.window);
+  }
+  return s;
+}
+
+std::string KvSize::describe() const {
+  std::string s = format_bytes(bytes) + " (" + kv_type_name(type);
+  if (n_windowed != 0) {
+    s += "; " + std::to_string(n_windowed) + " of " + std::to_string(n_layers) + " layers windowed to ";
+    for (size_t i = 0; i < windows.size(); ++i) {
+      s += (i == 0 ? "" : i + 1 == windows.size() ? " and " : ", ") + std::to_string(windows[i]);
+    }
+    s += " positions; a full cache would be " + format_bytes(full_bytes);
+  }
+  return s + ")";
 }
 
 std::string KvCache::describe() const { return std::string(kv_type_name(type_)) + ": " + describe_uses(uses_); }

@@ -94,6 +94,22 @@ std::vector<CacheUse> cache_uses(const ModelConfig& c, uint32_t n_ctx, uint32_t 
 // "22 attention layers x 4.0 MiB", the kinds joined by " + ".
 std::string describe_uses(const std::vector<CacheUse>& uses);
 
+// The cache's bytes beside those of a full cache (every attention layer
+// keeping all n_ctx positions): what the reports of run, bench and the C API
+// give, so the saving of sliding windows is visible.
+struct KvSize {
+  KvType type = KvType::f16;
+  uint64_t bytes = 0;             // the layers' caches, as allocated; saturates at UINT64_MAX
+  uint64_t full_bytes = 0;        // the same without windows
+  uint32_t n_layers = 0;          // layers with a cache
+  uint32_t n_windowed = 0;        // of them, those with a sliding window
+  std::vector<uint32_t> windows;  // their distinct windows, ascending
+  // "150.0 MiB (f16; 22 of 26 layers windowed to 512 positions; a full cache
+  // would be 832.0 MiB)", or "44.0 MiB (f16)" without windowed layers.
+  std::string describe() const;
+};
+KvSize kv_size(const ModelConfig& c, uint32_t n_ctx, uint32_t n_batch, KvType type);
+
 class KvCache {
  public:
   KvCache(const ModelConfig& c, uint32_t n_ctx, uint32_t n_batch, KvType type);
@@ -102,6 +118,7 @@ class KvCache {
   uint32_t n_ctx() const { return n_ctx_; }
   uint64_t bytes() const;
   const std::vector<CacheUse>& uses() const { return uses_; }
+  const KvSize& size() const { return size_; }
   // "f16: 22 attention layers x 4.0 MiB", the kinds joined by " + ".
   std::string describe() const;
 
@@ -115,6 +132,7 @@ class KvCache {
   std::vector<AttentionCache> attention_;  // one per attention layer with a cache of its own
   std::vector<uint32_t> index_;            // (n_layer) the layer's cache in its kind's list
   std::vector<CacheUse> uses_;
+  KvSize size_;
 };
 
 }  // namespace engine

@@ -46,7 +46,7 @@ Session::Session(const Model& model, const SessionParams& params)
     }
   }
   log_debug("session: context " + std::to_string(n_ctx_) + " tokens, batch " + std::to_string(n_batch_) +
-            ", KV cache " + format_bytes(memory_.kv_bytes) + " (" + kv_type_name(params.kv_type) + "), scratch " +
+            ", KV cache " + kv_.size().describe() + ", scratch " +
             format_bytes(memory_.scratch_bytes) + ", " + std::to_string(compute_.n_threads()) +
             (compute_.n_threads() == 1 ? " thread" : " threads"));
 }

@@ -4,11 +4,14 @@
 
 #include "engine/support/error.h"
 #include "engine/support/memory.h"
+#include "engine/support/saturating.h"
+#include "engine/mixers/attention.h"
 
 namespace engine {
 namespace {
 
-uint64_t add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+constexpr auto add = saturating_add;
+constexpr auto mul = saturating_mul;
 
 // The memory available to a session: the system's, capped by the app's limit.
 MemoryAvailable available(uint64_t limit) {
@@ -37,14 +40,15 @@ std::string bytes_text(uint64_t bytes) { return std::to_string(bytes) + " bytes 
 
 }  // namespace
 
-uint64_t saturating_mul(uint64_t a, uint64_t b) { return a != 0 && b > UINT64_MAX / a ? UINT64_MAX : a * b; }
-
 SessionMemory session_memory_needed(const ModelConfig& c, uint32_t n_ctx, uint32_t n_batch, KvType kv_type,
                                     size_t n_threads) {
-  const auto mul = saturating_mul;
   SessionMemory m;
+  // Sliding-window layers count their ring, not the context: a long context
+  // fits where the windows make it fit.
   m.kv_uses = cache_uses(c, n_ctx, n_batch, kv_type);
-  for (const CacheUse& u : m.kv_uses) m.kv_bytes = add(m.kv_bytes, u.bytes());
+  const KvSize kv = kv_size(c, n_ctx, n_batch, kv_type);
+  m.kv_bytes = kv.bytes;
+  m.kv_full_bytes = kv.full_bytes;
   // Per batch row: x, xn, q, k, v, att, gate, up, rope, the per-layer inputs
   // (two rows of every layer's and one layer's gate) and one row of logits;
   // the packed activations take at most 4 bytes per value of the widest input.
@@ -56,10 +60,10 @@ SessionMemory session_memory_needed(const ModelConfig& c, uint32_t n_ctx, uint32
                      uint64_t{c.n_vocab}, std::max<uint64_t>({c.n_embd, c.n_ff, c.q_dim(), att})}) {
     per_row = add(per_row, n);
   }
-  // Per thread and position: the attention scores of a KV head's query heads
-  // and that head's key and value rows converted to F32.
-  const uint64_t group = c.n_head_kv != 0 ? c.n_head / c.n_head_kv : 1;
-  const uint64_t per_thread = mul(n_ctx, add(group, add(c.head_dim_k, c.head_dim_v)));
+  // Per thread: the attention scores of a KV head's query heads and that
+  // head's key and value rows converted to F32, for the positions one task
+  // attends to (all n_ctx, or only the windows when every layer has one).
+  const uint64_t per_thread = AttentionMixer::thread_scratch_floats(c, n_ctx);
   m.scratch_bytes = mul(add(mul(per_row, n_batch), mul(n_threads, per_thread)), sizeof(float));
   return m;
 }

@@ -9,12 +9,14 @@
 
 #include "engine/runtime/kv_cache.h"
 #include "engine/model/model_config.h"
+#include "engine/support/saturating.h"
 
 namespace engine {
 
 // Byte counts saturate at UINT64_MAX instead of wrapping.
 struct SessionMemory {
-  uint64_t kv_bytes = 0;       // the caches of every layer (keys and values of every position)
+  uint64_t kv_bytes = 0;       // the caches of every layer (keys and values of the positions each keeps)
+  uint64_t kv_full_bytes = 0;  // what they would be with every layer keeping all n_ctx positions
   std::vector<CacheUse> kv_uses;  // the same by kind of layer
   uint64_t scratch_bytes = 0;  // activations of one batch, attention rows, one row of logits
   uint64_t total() const { return kv_bytes > UINT64_MAX - scratch_bytes ? UINT64_MAX : kv_bytes + scratch_bytes; }
@@ -32,7 +34,5 @@ SessionMemory reserve_session_memory(const ModelConfig& c, uint32_t n_ctx, uint3
 // engine::ResourceError "<what> need(s) N bytes but M are available" when
 // `bytes` exceed what is available.
 void check_allocation(uint64_t bytes, uint64_t limit, const std::string& what);
-
-uint64_t saturating_mul(uint64_t a, uint64_t b);
 
 }  // namespace engine

@@ -1,7 +1,8 @@
-// Byte-level BPE: pre-tokenize the text into words, map each byte of a word to
-// its GPT-2 alphabet token, then repeatedly apply the merge with the lowest
-// rank in tokenizer.ggml.merges (ties: leftmost). This is the reference
-// (llama.cpp llm_tokenizer_bpe) algorithm, done on ids instead of strings.
+// BPE: pre-tokenize the text into words, start from one symbol per byte (its
+// GPT-2 alphabet token; byte-level BPE) or per character (SentencePiece-style
+// BPE), then repeatedly apply the merge with the lowest rank in
+// tokenizer.ggml.merges (ties: leftmost). This is the reference (llama.cpp
+// llm_tokenizer_bpe) algorithm, done on ids instead of strings.
 #include <queue>
 
 #include "engine/tokenizer/unicode.h"
@@ -36,18 +37,37 @@ void encode_word(const Vocab& vocab, std::string_view word, std::vector<int32_t>
   if (vocab.ignore_merges) {
     // Llama 3 style: a word that is a token as a whole is that token, whatever the merges say.
     std::string spelled;
-    for (unsigned char b : word) unicode::append_utf8(spelled, unicode::byte_to_codepoint(b));
+    if (!vocab.byte_level) spelled = word;
+    for (unsigned char b : vocab.byte_level ? word : std::string_view()) {
+      unicode::append_utf8(spelled, unicode::byte_to_codepoint(b));
+    }
     if (const int32_t id = vocab.find(spelled); id >= 0) {
       out.push_back(id);
       return;
     }
   }
 
-  std::vector<Symbol> symbols(word.size());
-  for (size_t i = 0; i < word.size(); ++i) {
-    const auto index = static_cast<int32_t>(i);
-    symbols[i] = {i, 1, index - 1, i + 1 == word.size() ? -1 : index + 1,
-                  vocab.byte_token[static_cast<unsigned char>(word[i])]};
+  std::vector<Symbol> symbols;
+  if (vocab.byte_level) {
+    symbols.resize(word.size());
+    for (size_t i = 0; i < word.size(); ++i) {
+      symbols[i] = {i, 1, 0, 0, vocab.byte_token[static_cast<unsigned char>(word[i])]};
+    }
+  } else if (vocab.pre == PreTokenizer::gemma4 && word.find_first_not_of('\n') == std::string_view::npos &&
+             vocab.find(word) >= 0) {
+    symbols.push_back({0, word.size(), 0, 0, vocab.find(word)});  // a run of newlines that is a token
+  } else {
+    // One symbol per character (per byte of ill-formed UTF-8).
+    for (size_t pos = 0; pos < word.size();) {
+      const unicode::Utf8Step step = unicode::decode_utf8(word, pos);
+      const size_t n = step.kind == unicode::Utf8Step::complete ? step.length : 1;
+      symbols.push_back({pos, n, 0, 0, vocab.find(word.substr(pos, n))});
+      pos += n;
+    }
+  }
+  for (size_t i = 0; i < symbols.size(); ++i) {
+    symbols[i].prev = static_cast<int32_t>(i) - 1;
+    symbols[i].next = i + 1 == symbols.size() ? -1 : static_cast<int32_t>(i) + 1;
   }
 
   std::priority_queue<Bigram, std::vector<Bigram>, LowerPriority> queue;
@@ -81,15 +101,10 @@ void encode_word(const Vocab& vocab, std::string_view word, std::vector<int32_t>
       out.push_back(s.id);
       continue;
     }
-    // Spell it byte by byte; a byte the vocabulary lacks becomes <unk>, or is
-    // dropped when there is none (as the reference does).
+    // Spell it byte by byte; a byte the vocabulary lacks is dropped (as the
+    // reference does).
     for (size_t j = s.begin; j < s.begin + s.size; ++j) {
-      const int32_t id = vocab.byte_token[static_cast<unsigned char>(word[j])];
-      if (id >= 0) {
-        out.push_back(id);
-      } else if (vocab.unk >= 0) {
-        out.push_back(vocab.unk);
-      }
+      if (const int32_t id = vocab.byte_token[static_cast<unsigned char>(word[j])]; id >= 0) out.push_back(id);
     }
   }
 }

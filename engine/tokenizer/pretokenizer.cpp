@@ -30,6 +30,10 @@ constexpr PreTokenizerName kNames[] = {
     {"jina-v2-code", PreTokenizer::gpt2, false, false},
     {"roberta-bpe", PreTokenizer::gpt2, false, false},
     {"gigachat", PreTokenizer::gpt2, false, false},
+    {"a.x-4.0", PreTokenizer::gpt2, false, false},
+    {"mellum", PreTokenizer::gpt2, false, false},
+    {"modern-bert", PreTokenizer::gpt2, false, false},
+    {"granite-docling", PreTokenizer::gpt2, false, false},
     {"exaone4", PreTokenizer::gpt2, false, false},
     {"llama3", PreTokenizer::llama3, true, true},
     {"llama-v3", PreTokenizer::llama3, true, true},
@@ -39,6 +43,7 @@ constexpr PreTokenizerName kNames[] = {
     {"pixtral", PreTokenizer::llama3, true, true},
     {"midm-2.0", PreTokenizer::llama3, true, true},
     {"lfm2", PreTokenizer::llama3, true, true},
+    {"jina-v5-nano", PreTokenizer::llama3, true, true},
     {"dbrx", PreTokenizer::llama3, false, false},
     {"smaug-bpe", PreTokenizer::llama3, false, false},
     {"qwen2", PreTokenizer::qwen2, false, false},
@@ -46,6 +51,8 @@ constexpr PreTokenizerName kNames[] = {
     {"stablelm2", PreTokenizer::qwen2, false, false},
     {"megrez", PreTokenizer::qwen2, false, false},
     {"hunyuan", PreTokenizer::qwen2, false, false},
+    {"kormo", PreTokenizer::qwen2, false, false},
+    {"f2llmv2", PreTokenizer::qwen2, false, false},
     {"deepseek-llm", PreTokenizer::deepseek_llm, false, false},
     {"deepseek-coder", PreTokenizer::deepseek_coder, false, false},
     {"falcon", PreTokenizer::falcon, false, false},
@@ -56,6 +63,16 @@ constexpr PreTokenizerName kNames[] = {
     {"codeshell", PreTokenizer::starcoder, false, false},
     {"exaone", PreTokenizer::starcoder, false, false},
     {"minerva-7b", PreTokenizer::starcoder, false, false},
+    {"mellum2", PreTokenizer::starcoder, false, false},
+    // Phi-4-mini's o200k vocabulary is "gpt-4o".
+    {"gpt-4o", PreTokenizer::gpt4o, false, false},
+    {"llama4", PreTokenizer::gpt4o, false, false},
+    {"kanana2", PreTokenizer::gpt4o, false, false},
+    {"talkie", PreTokenizer::gpt4o, false, false},
+    {"minimax-m2", PreTokenizer::gpt4o, false, false},
+    // What a "gemma4" tokenizer model implies (see load_vocab); also accepted
+    // as the pre-tokenizer of a "gpt2" model, as the reference does.
+    {"gemma4", PreTokenizer::gemma4, false, false},
 };
 
 // ---- classes -------------------------------------------------------------
@@ -175,27 +192,16 @@ size_t match_gpt2(const uint32_t* c, size_t pos, size_t end) {
   return pos + 1;
 }
 
-// Llama 3 (max_digits 3) and Qwen2 (max_digits 1):
-// (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,max}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
-// The case-insensitive contractions are ASCII-only, as the reference's rewrite
-// ('[sS]...) makes them.
-template <size_t kMaxDigits>
-size_t match_llama3_like(const uint32_t* c, size_t pos, size_t end) {
-  if (size_t m = match_contraction(c, pos, end, ascii_lower); m != pos) return m;
-  const uint32_t cp = c[pos];
-  // [^\r\n\p{L}\p{N}]?\p{L}+
-  if (!is_newline(cp) && !is_number(cp)) {
-    if (is_letter(cp) || (pos + 1 < end && is_letter(c[pos + 1]))) return run(c, pos + 1, end, is_letter);
-  }
-  // \p{N}{1,max}
-  if (is_number(cp)) {
-    size_t q = pos + 1;
-    while (q < end && q - pos < kMaxDigits && is_number(c[q])) ++q;
-    return q;
-  }
-  //  ?[^\s\p{L}\p{N}]+[\r\n]*
-  const size_t q = pos + (cp == ' ' ? 1 : 0);
-  if (q < end && is_other(c[q])) return run(c, run(c, q, end, is_other), end, is_newline);
+// \p{N}{1,max} at a number.
+size_t match_numbers(const uint32_t* c, size_t pos, size_t end, size_t max) {
+  size_t q = pos + 1;
+  while (q < end && q - pos < max && is_number(c[q])) ++q;
+  return q;
+}
+
+// The last alternatives of the Llama 3 family of regexes:
+// \s*[\r\n]+|\s+(?!\S)|\s+ (and one code point when none matches).
+size_t match_whitespace_tail(const uint32_t* c, size_t pos, size_t end) {
   // \s*[\r\n]+ : up to the last newline of the whitespace run
   size_t ws_end = pos;
   size_t last_newline_end = pos;
@@ -209,8 +215,74 @@ size_t match_llama3_like(const uint32_t* c, size_t pos, size_t end) {
   return pos + 1;  // a lone space before end-of-piece is caught above; nothing else is left
 }
 
+// Llama 3 (max_digits 3) and Qwen2 (max_digits 1):
+// (?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,max}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+
+// The case-insensitive contractions are ASCII-only, as the reference's rewrite
+// ('[sS]...) makes them.
+template <size_t kMaxDigits>
+size_t match_llama3_like(const uint32_t* c, size_t pos, size_t end) {
+  if (size_t m = match_contraction(c, pos, end, ascii_lower); m != pos) return m;
+  const uint32_t cp = c[pos];
+  // [^\r\n\p{L}\p{N}]?\p{L}+
+  if (!is_newline(cp) && !is_number(cp)) {
+    if (is_letter(cp) || (pos + 1 < end && is_letter(c[pos + 1]))) return run(c, pos + 1, end, is_letter);
+  }
+  if (is_number(cp)) return match_numbers(c, pos, end, kMaxDigits);  // \p{N}{1,max}
+  //  ?[^\s\p{L}\p{N}]+[\r\n]*
+  const size_t q = pos + (cp == ' ' ? 1 : 0);
+  if (q < end && is_other(c[q])) return run(c, run(c, q, end, is_other), end, is_newline);
+  return match_whitespace_tail(c, pos, end);
+}
+
+// o200k (gpt-4o), as the reference runs it: its std::regex rewrite of
+//   [^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|...)?
+//   |[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|...)?
+//   |\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+
+// spells the cased classes ((?=\p{L})[^a-z]) and ((?=\p{L})[^A-Z]) over text
+// where every non-ASCII letter is one placeholder: "upper" is any letter but
+// a-z, "lower" any letter but A-Z (so a non-ASCII letter is both), and marks
+// are not letters. Those are the classes here, to give the reference's ids.
+bool is_gpt4o_upper(uint32_t cp) { return is_letter(cp) && !(cp >= 'a' && cp <= 'z'); }
+bool is_gpt4o_lower(uint32_t cp) { return is_letter(cp) && !(cp >= 'A' && cp <= 'Z'); }
+
+size_t match_gpt4o(const uint32_t* c, size_t pos, size_t end) {
+  const uint32_t cp = c[pos];
+  // The optional leading character: taking it is tried first, and without it
+  // the word would start at a non-letter and fail, so it is taken when it can be.
+  const size_t s = pos + (!is_newline(cp) && !is_letter(cp) && !is_number(cp) ? 1 : 0);
+  if (s < end && is_letter(c[s])) {
+    const auto contraction = [&](size_t q) {
+      return q < end ? match_contraction(c, q, end, ascii_lower) : q;
+    };
+    // upper* lower+: the greedy upper* gives back characters until a lower
+    // one follows (the last non-ASCII letter of the upper run, if any).
+    const size_t upper_end = run(c, s, end, is_gpt4o_upper);
+    size_t k = upper_end;
+    if (!(k < end && is_gpt4o_lower(c[k]))) {
+      while (k > s && !is_gpt4o_lower(c[k - 1])) --k;
+      k = k > s ? k - 1 : end;  // end: no lower letter to start lower+ at
+    }
+    if (k != end) return contraction(run(c, k, end, is_gpt4o_lower));
+    // upper+ lower*: here the upper run is all A-Z and no lower letter follows.
+    return contraction(upper_end);
+  }
+  if (is_number(cp)) return match_numbers(c, pos, end, 3);  // \p{N}{1,3}
+  //  ?[^\s\p{L}\p{N}]+[\r\n/]*
+  const size_t q = pos + (cp == ' ' ? 1 : 0);
+  if (q < end && is_other(c[q])) {
+    return run(c, run(c, q, end, is_other), end, [](uint32_t x) { return is_newline(x) || x == '/'; });
+  }
+  return match_whitespace_tail(c, pos, end);
+}
+
 // [\r\n]
 size_t match_newline(const uint32_t* c, size_t pos, size_t) { return pos + (is_newline(c[pos]) ? 1 : 0); }
+
+// [^\n]+|[\n]+ (only \n: a \r stays with the text around it).
+size_t match_newline_runs(const uint32_t* c, size_t pos, size_t end) {
+  const bool newline = c[pos] == '\n';
+  return run(c, pos, end, [newline](uint32_t x) { return (x == '\n') == newline; });
+}
 
 // \s?X+ for a class X that contains no whitespace.
 template <bool (*kIsX)(uint32_t)>
@@ -300,6 +372,8 @@ std::span<const Step> steps_of(PreTokenizer pre) {
   };
   static constexpr Step kFalcon[] = {{match_run<is_falcon_punct>}, {match_gpt2}, {match_three_digits}};
   static constexpr Step kStarcoder[] = {{match_one<is_number>}, {match_gpt2}};
+  static constexpr Step kGpt4o[] = {{match_gpt4o}};
+  static constexpr Step kGemma4[] = {{match_newline_runs}};
   switch (pre) {
     case PreTokenizer::default_bpe: return kDefault;
     case PreTokenizer::gpt2: return kGpt2;
@@ -309,6 +383,8 @@ std::span<const Step> steps_of(PreTokenizer pre) {
     case PreTokenizer::deepseek_coder: return kDeepseekCoder;
     case PreTokenizer::falcon: return kFalcon;
     case PreTokenizer::starcoder: return kStarcoder;
+    case PreTokenizer::gpt4o: return kGpt4o;
+    case PreTokenizer::gemma4: return kGemma4;
   }
   return kDefault;
 }
@@ -327,6 +403,8 @@ std::string_view pre_tokenizer_family_name(PreTokenizer pre) {
     case PreTokenizer::deepseek_coder: return "deepseek-coder";
     case PreTokenizer::falcon: return "falcon";
     case PreTokenizer::starcoder: return "starcoder";
+    case PreTokenizer::gpt4o: return "gpt-4o";
+    case PreTokenizer::gemma4: return "gemma4";
   }
   return "?";
 }

@@ -26,7 +26,9 @@ enum class PreTokenizer {
   deepseek_llm,    // deepseek-llm
   deepseek_coder,  // deepseek-coder
   falcon,          // falcon
-  starcoder,       // starcoder, refact, command-r, smollm, ...
+  starcoder,       // starcoder, refact (Granite 3), command-r, smollm, ...
+  gpt4o,           // gpt-4o (Phi-4-mini), llama4, ...: o200k's cased-word regex
+  gemma4,          // gemma4: SentencePiece-style BPE, split at newline runs only
 };
 
 struct PreTokenizerName {

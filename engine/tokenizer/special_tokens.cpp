@@ -3,7 +3,8 @@
 // the reference (llama.cpp tokenizer_st_partition): token by token, longest
 // text first, each splitting every remaining run of plain text at all its
 // occurrences, left to right. A trie pass first finds which special tokens
-// occur at all, so a vocabulary with thousands of them costs one scan.
+// occur at all, so a vocabulary with thousands of them costs one scan. A
+// token marked strip_space_after also takes the whitespace after it.
 #include <algorithm>
 
 #include "engine/tokenizer/vocab.h"
@@ -65,6 +66,10 @@ std::vector<Fragment> split_special_tokens(const Vocab& vocab, std::string_view 
         if (m > pos) next.push_back({pos, m, -1});
         next.push_back({m, m + special.size(), id});
         pos = m + special.size();
+        if (vocab.strip_space_after[id]) {
+          // The reference's isspace(): the ASCII spaces only.
+          while (pos < f.end && std::string_view(" \t\n\v\f\r").find(text[pos]) != std::string_view::npos) ++pos;
+        }
       }
       if (pos < f.end) next.push_back({pos, f.end, -1});
     }

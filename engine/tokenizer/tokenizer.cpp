@@ -36,7 +36,7 @@ std::string token_piece(const Vocab& vocab, int32_t id, bool render_special) {
   }
   std::string piece;
   piece.reserve(text.size());
-  if (vocab.model == Model::spm) {
+  if (vocab.model == Model::spm || !vocab.byte_level) {
     for (size_t i = 0; i < text.size(); ++i) {
       if (text.compare(i, 3, "\xE2\x96\x81") == 0) {  // "▁" stands for a space
         piece += ' ';
@@ -99,9 +99,10 @@ std::vector<int32_t> Tokenizer::encode(std::string_view text, bool add_bos, bool
       continue;
     }
     const std::string_view piece = text.substr(f.begin, f.end - f.begin);
-    if (v.model == Model::spm) {
+    if (v.model == Model::spm || !v.byte_level) {
+      // SentencePiece spells a space "▁" (SentencePiece-style BPE too).
       escaped.clear();
-      if (v.add_space_prefix && after_special) escaped += "\xE2\x96\x81";
+      if (v.model == Model::spm && v.add_space_prefix && after_special) escaped += "\xE2\x96\x81";
       for (char c : piece) {
         if (c == ' ') {
           escaped += "\xE2\x96\x81";
@@ -109,7 +110,11 @@ std::vector<int32_t> Tokenizer::encode(std::string_view text, bool add_bos, bool
           escaped += c;
         }
       }
-      tokenizer_detail::encode_spm(v, escaped, out);
+      if (v.model == Model::spm) {
+        tokenizer_detail::encode_spm(v, escaped, out);
+      } else {
+        tokenizer_detail::encode_bpe(v, escaped, out);
+      }
     } else {
       tokenizer_detail::encode_bpe(v, piece, out);
     }

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -72,6 +73,9 @@ struct Vocab {
   bool add_eos = false;
   bool add_space_prefix = false;  // SPM: a space before the text (and after each special token)
   std::vector<bool> end_of_generation;  // per id
+  // Per id: whitespace after this special token in the input is dropped (the
+  // reference's RSTRIP attribute, which it gives Phi-3's special tokens).
+  std::vector<bool> strip_space_after;
 
   // Control, user-defined and unknown tokens, longest text first: the texts
   // matched as whole tokens before the rest of the text is tokenized.
@@ -79,11 +83,15 @@ struct Vocab {
   std::vector<int32_t> special_rank;  // per id: position in special_by_length, or -1
   SpecialTrie special_trie;
 
-  // SPM: the <0xNN> token of each byte; BPE: the token of each byte's GPT-2
-  // code point. -1 when the vocabulary lacks it.
+  // SPM and SentencePiece-style BPE: the <0xNN> token of each byte; byte-level
+  // BPE: the token of each byte's GPT-2 code point. -1 when the vocabulary lacks it.
   std::array<int32_t, 256> byte_token{};
 
   // BPE only.
+  // false for SentencePiece-style BPE (Gemma 4, `tokenizer.ggml.model` "gemma4"):
+  // tokens are plain UTF-8 with "▁" for a space, merged per character, with
+  // <0xNN> byte fallback, instead of GPT-2's byte alphabet.
+  bool byte_level = true;
   PreTokenizer pre = PreTokenizer::default_bpe;
   std::string pre_name;
   bool ignore_merges = false;
@@ -130,6 +138,19 @@ std::vector<Fragment> split_special_tokens(const Vocab& vocab, std::string_view 
 
 // Reads and validates the vocabulary. Throws engine::Error naming the file and key.
 Vocab load_vocab(const gguf::File& file);
+
+// The last step of load_vocab(): the end-of-generation set, the token types
+// the reference overrides, the special tokens by length and the whitespace
+// they strip (special_marking.cpp).
+void mark_special_tokens(const gguf::File& file, Vocab& v);
+
+// tokenizer.ggml.<name>_token_id, or nullopt when absent or outside the
+// vocabulary (the reference ignores such ids with a warning; files use
+// 0xFFFFFFFF for "none").
+std::optional<int32_t> read_id(const gguf::File& file, const std::string& key, int32_t n);
+
+// A token text for messages: printable ASCII as is, the rest escaped, truncated.
+std::string shown(std::string_view text);
 
 // Encoders of one piece of plain text (no special tokens inside), appending ids.
 void encode_spm(const Vocab& vocab, std::string_view text, std::vector<int32_t>& out);

@@ -20,19 +20,12 @@ constexpr std::string_view kScoresKey = "tokenizer.ggml.scores";
 constexpr std::string_view kTypesKey = "tokenizer.ggml.token_type";
 constexpr std::string_view kMergesKey = "tokenizer.ggml.merges";
 
-// Texts of end-of-turn tokens that chat models use without always naming them
-// in tokenizer.ggml.eot_token_id (the reference matches them by text too).
-constexpr std::string_view kEndOfGenerationTexts[] = {
-    "<|eot_id|>", "<|im_end|>", "<|end|>", "<end_of_turn>", "<|endoftext|>", "<|eom_id|>",
-    "<EOT>", "_<EOT>", "<|end_of_text|>", "<end_of_utterance>",
-    "<\xEF\xBD\x9C" "end\xE2\x96\x81of\xE2\x96\x81sentence\xEF\xBD\x9C>",  // DeepSeek's <｜end▁of▁sentence｜>
-};
-
 [[noreturn]] void fail(const gguf::File& f, std::string_view key, const std::string& what) {
   throw Error(f.path() + ": " + std::string(key) + ": " + what);
 }
 
-// A token text for messages: printable ASCII as is, the rest escaped, truncated.
+}  // namespace
+
 std::string shown(std::string_view text) {
   std::string out = "'";
   for (size_t i = 0; i < text.size() && i < 40; ++i) {
@@ -49,6 +42,8 @@ std::string shown(std::string_view text) {
   if (text.size() > 40) out += "...";
   return out + "'";
 }
+
+namespace {
 
 bool is_valid_utf8(std::string_view s) {
   for (size_t pos = 0; pos < s.size();) {
@@ -177,9 +172,8 @@ void build_index(const gguf::File& f, Vocab& v) {
   }
 }
 
-// tokenizer.ggml.<name>_token_id, or nullopt when absent or outside the
-// vocabulary (the reference ignores such ids with a warning; files use
-// 0xFFFFFFFF for "none").
+}  // namespace
+
 std::optional<int32_t> read_id(const gguf::File& f, const std::string& key, int32_t n) {
   const std::optional<int64_t> id = f.find_int(key);
   if (!id) return std::nullopt;
@@ -191,6 +185,15 @@ std::optional<int32_t> read_id(const gguf::File& f, const std::string& key, int3
     return std::nullopt;
   }
   return static_cast<int32_t>(*id);
+}
+
+namespace {
+
+const PreTokenizerName& gemma4_pre_tokenizer() {
+  for (const PreTokenizerName& name : pre_tokenizer_names()) {
+    if (name.pre == PreTokenizer::gemma4) return name;
+  }
+  throw Error("tokenizer: no gemma4 pre-tokenizer");  // the table has one
 }
 
 const PreTokenizerName& find_pre_tokenizer(const gguf::File& f) {
@@ -243,47 +246,13 @@ void find_byte_tokens(Vocab& v) {
   v.byte_token.fill(-1);
   for (int b = 0; b < 256; ++b) {
     std::string text;
-    if (v.model == Model::spm) {
+    if (v.model == Model::spm || !v.byte_level) {
       static const char* hex = "0123456789ABCDEF";
       text = std::string("<0x") + hex[b >> 4] + hex[b & 15] + ">";
     } else {
       unicode::append_utf8(text, unicode::byte_to_codepoint(static_cast<uint8_t>(b)));
     }
     v.byte_token[b] = v.find(text);
-  }
-}
-
-void mark_special_tokens(const gguf::File& f, Vocab& v) {
-  v.end_of_generation.assign(v.size(), false);
-  for (int32_t id : {v.eos, v.eot, v.eom}) {
-    if (id >= 0) v.end_of_generation[id] = true;
-  }
-  for (std::string_view text : kEndOfGenerationTexts) {
-    const int32_t id = v.find(text);
-    if (id < 0) continue;
-    v.end_of_generation[id] = true;
-    if (v.eot < 0 && text != "<|eom_id|>") v.eot = id;
-    if (v.types[id] != TokenType::control) {
-      // Matched as a special token and never printed, like the other control tokens.
-      log_warning("tokenizer: " + f.path() + ": end-of-generation token " + std::to_string(id) + " " + shown(text) +
-                  " is not typed control; treating it as control");
-      v.types[id] = TokenType::control;
-    }
-  }
-  for (int32_t id = 0; id < v.size(); ++id) {
-    const TokenType t = v.types[id];
-    if (t == TokenType::control || t == TokenType::user_defined || t == TokenType::unknown) {
-      v.special_by_length.push_back(id);
-    }
-  }
-  std::stable_sort(v.special_by_length.begin(), v.special_by_length.end(),
-                   [&](int32_t a, int32_t b) { return v.text(a).size() > v.text(b).size(); });
-  v.special_rank.assign(v.size(), -1);
-  v.special_trie.nodes.assign(1, {});
-  for (size_t r = 0; r < v.special_by_length.size(); ++r) {
-    const int32_t id = v.special_by_length[r];
-    v.special_rank[id] = static_cast<int32_t>(r);
-    v.special_trie.insert(v.text(id), id);
   }
 }
 
@@ -303,16 +272,17 @@ Vocab load_vocab(const gguf::File& f) {
     v.source = f.path();
     const std::optional<std::string_view> model = f.find_string(kModelKey);
     if (!model) fail(f, kModelKey, "missing: the file has no tokenizer");
+    constexpr std::string_view kSupported =
+        "supported: 'llama' (SentencePiece), 'gpt2' (byte-level BPE) and 'gemma4' (SentencePiece-style BPE)";
+    const bool gemma4 = *model == "gemma4";
     if (*model == "llama") {
       v.model = Model::spm;
-    } else if (*model == "gpt2") {
+    } else if (*model == "gpt2" || gemma4) {
       v.model = Model::bpe;
     } else if (*model == "bert") {
-      fail(f, kModelKey, "'bert' (WordPiece) vocabularies are not supported; supported: 'llama' (SentencePiece) "
-                         "and 'gpt2' (byte-level BPE)");
+      fail(f, kModelKey, "'bert' (WordPiece) vocabularies are not supported; " + std::string(kSupported));
     } else {
-      fail(f, kModelKey, shown(*model) + " is not a supported tokenizer; supported: 'llama' (SentencePiece) and "
-                         "'gpt2' (byte-level BPE)");
+      fail(f, kModelKey, shown(*model) + " is not a supported tokenizer; " + std::string(kSupported));
     }
 
     read_tokens(f, v);
@@ -327,11 +297,13 @@ Vocab load_vocab(const gguf::File& f) {
       v.add_bos = true;
       v.add_space_prefix = true;
     } else {
-      const PreTokenizerName& pre = find_pre_tokenizer(f);
+      // A "gemma4" model is that pre-tokenizer whatever tokenizer.ggml.pre says.
+      const PreTokenizerName& pre = gemma4 ? gemma4_pre_tokenizer() : find_pre_tokenizer(f);
       v.pre = pre.pre;
       v.pre_name = std::string(pre.name);
       v.ignore_merges = pre.ignore_merges;
       v.add_bos = pre.add_bos_default;
+      v.byte_level = pre.pre != PreTokenizer::gemma4;
       read_merges(f, v);
     }
     find_byte_tokens(v);
@@ -344,6 +316,8 @@ Vocab load_vocab(const gguf::File& f) {
     v.add_bos = f.find_bool("tokenizer.ggml.add_bos_token").value_or(v.add_bos);
     v.add_eos = f.find_bool("tokenizer.ggml.add_eos_token").value_or(v.add_eos);
     v.add_space_prefix = f.find_bool("tokenizer.ggml.add_space_prefix").value_or(v.add_space_prefix);
+    // Gemma 4 needs its BOS; the reference adds it even when the file says not to.
+    if (v.pre == PreTokenizer::gemma4) v.add_bos = true;
     if (v.add_bos && v.bos < 0) fail(f, "tokenizer.ggml.add_bos_token", "is true but the vocabulary has no BOS token");
     if (v.add_eos && v.eos < 0) fail(f, "tokenizer.ggml.add_eos_token", "is true but the vocabulary has no EOS token");
     mark_special_tokens(f, v);

@@ -88,6 +88,7 @@ TEST_F(CApiMisuse, EveryFunctionNamesItselfOnAFreedHandle) {
   size_t n = 0;
   const float* logits = nullptr;
   engine_worker_info info{};
+  engine_kv_info kv{};
   char piece[8];
   engine_session* out = nullptr;
   engine_sampler* live = nullptr;  // engine_sample checks the sampler first
@@ -98,6 +99,7 @@ TEST_F(CApiMisuse, EveryFunctionNamesItselfOnAFreedHandle) {
       {"engine_logits", [&] { return engine_logits(s, &logits, &n); }},
       {"engine_session_reset", [&] { return engine_session_reset(s); }},
       {"engine_session_workers", [&] { return engine_session_workers(s, &info, 1, &n); }},
+      {"engine_session_kv_info", [&] { return engine_session_kv_info(s, &kv); }},
       {"engine_session_free", [&] { return engine_session_free(s); }},
       {"engine_sample (session)", [&] { return engine_sample(live, s, &token); }},
       {"engine_sample (sampler)", [&] { return engine_sample(sampler, s, &token); }},

@@ -48,6 +48,9 @@ bench::Report example_report() {
                {"Q6_K", "matmul_f32_q8_k_q6_k_4x8_i8mm", "i8mm", "i8mm", false, {}}};
   m.kv_type = "f16";
   m.kv_layers = "22 attention layers x 4.0 MiB";
+  m.kv_n_ctx = 4096;
+  m.kv_bytes = m.kv_full_bytes = 22ull * 4096 * 512 * 2;  // 4 KV heads of 64, keys and values, F16
+  m.kv_cached_layers = 22;
   m.load_ms = 412;
   m.rss_before_load_bytes = 4718592;
   m.rss_after_load_bytes = 641728512;

@@ -218,6 +218,48 @@ TEST(ReportFormats, JsonlAndCsvCarryOneLinePerRow) {
   EXPECT_NE(rows[1].find("Q4_0:i8mm"), std::string::npos) << rows[1];
 }
 
+// A model with sliding windows: the report records the windows and the
+// cache's bytes beside a full cache's, in every format.
+TEST(ReportFormats, TheKvCacheAndItsWindowsAreInEveryFormat) {
+  Report r = bench_test::example_report();
+  ModelInfo& m = r.runs[0].model;
+  m.kv_type = "f16";
+  m.kv_layers = "22 windowed attention layers x 1023.0 KiB + 4 attention layers x 32.0 MiB";
+  m.kv_n_ctx = 32768;
+  m.kv_bytes = (4ull * 32768 + 22 * 1023) * 1024;
+  m.kv_full_bytes = 26ull * 32768 * 1024;
+  m.kv_cached_layers = 26;
+  m.kv_windowed_layers = 22;
+  m.kv_windows = {512};
+  EXPECT_NE(report_markdown(r).find("KV cache of 32768 positions: 150.0 MiB (f16; 22 of 26 layers windowed to 512 "
+                                    "positions; a full cache would be 832.0 MiB) = 22 windowed attention layers"),
+            std::string::npos)
+      << report_markdown(r);
+
+  const ModelInfo back = report_from_json(JsonValue::parse(report_json(r))).runs.at(0).model;
+  EXPECT_EQ(back.kv_n_ctx, 32768u);
+  EXPECT_EQ(back.kv_bytes, m.kv_bytes);
+  EXPECT_EQ(back.kv_full_bytes, m.kv_full_bytes);
+  EXPECT_EQ(back.kv_cached_layers, 26u);
+  EXPECT_EQ(back.kv_windowed_layers, 22u);
+  EXPECT_EQ(back.kv_windows, std::vector<uint32_t>{512});
+
+  std::istringstream csv(report_csv(r));
+  std::string header, row;
+  std::getline(csv, header);
+  std::getline(csv, row);
+  EXPECT_NE(header.find(",kv_n_ctx,kv_bytes,kv_full_bytes,kv_windows"), std::string::npos) << header;
+  EXPECT_NE(row.find(",32768,157263872,872415232,512"), std::string::npos) << row;
+}
+
+// An older report has no cache figures: the markdown gives what it has.
+TEST(ReportFormats, AnOlderReportWithoutKvBytesShowsTheTypeAlone) {
+  const Report r = report_from_json(JsonValue::parse(R"({"runs": [{"model": {"path": "m.gguf", "kv_type": "f16",
+      "kv_layers": "5 attention layers x 256.0 KiB"}}]})"));
+  EXPECT_NE(report_markdown(r).find("KV cache f16 (5 attention layers x 256.0 KiB)"), std::string::npos)
+      << report_markdown(r);
+}
+
 TEST(ReportFormats, IndentKeepsJsonIntact) {
   const std::string compact = R"({"a":[1,2,{"b":"x,{y}"}],"c":{},"d":[],"e":["s",2]})";
   const std::string pretty = indent_json(compact);

@@ -1,5 +1,5 @@
 # Instruction-count guard (cmake -P): counts the guest instructions `run`
-# executes under qemu-aarch64 per decode token and per prefill token of two
+# executes under qemu-aarch64 per decode token and per prefill token of three
 # small synth models, on each CPU model in CPUS, and compares them with the
 # figures recorded in BASELINE. Fails when one rises more than 2%. Counts are
 # deterministic (same binary, input and -cpu model), unlike time under qemu.
@@ -25,15 +25,21 @@ endif()
 
 # A llama of 4 layers, dim 256, 8 heads over 2 KV heads, FFN 768, vocabulary
 # 2048 (every row length a multiple of 256, so Q4_K_M gets its K-quant kernels
-# rather than the fallback types), small enough for seconds under qemu.
-set(types Q4_0 Q4_K_M)
-foreach(type IN LISTS types)
-  set(model "${WORK_DIR}/guard-${type}.gguf")
-  execute_process(COMMAND ${QEMU} -cpu cortex-a53 ${SYNTH} --arch llama --n-embd 256 --n-layer 4 --n-head 8
-                          --n-head-kv 2 --n-ff 768 --n-vocab 2048 --ctx 256 --type ${type} --seed 7 -t 1 --no-progress -o ${model}
+# rather than the fallback types), small enough for seconds under qemu; and a
+# gemma3 of the same size whose even layers attend to a window of 16, which
+# the prompts and the decode run past (a sliding-window model, issue 26).
+set(models Q4_0 Q4_K_M gemma3-Q4_0)
+set(args_Q4_0 --arch llama --n-embd 256 --n-layer 4 --n-head 8 --n-head-kv 2 --n-ff 768 --type Q4_0)
+set(args_Q4_K_M --arch llama --n-embd 256 --n-layer 4 --n-head 8 --n-head-kv 2 --n-ff 768 --type Q4_K_M)
+set(args_gemma3-Q4_0 --arch gemma3 --n-embd 256 --n-layer 4 --n-head 4 --n-head-kv 1 --head-dim 64 --n-ff 768
+                     --set attention.sliding_window=16 --set attention.sliding_window_pattern=2 --type Q4_0)
+foreach(name IN LISTS models)
+  set(model "${WORK_DIR}/guard-${name}.gguf")
+  execute_process(COMMAND ${QEMU} -cpu cortex-a53 ${SYNTH} ${args_${name}} --n-vocab 2048 --ctx 256 --seed 7 -t 1
+                          --no-progress -o ${model}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "synth ${type} failed: ${out}${err}")
+    message(FATAL_ERROR "synth ${name} failed: ${out}${err}")
   endif()
 endforeach()
 
@@ -54,7 +60,7 @@ foreach(entry IN LISTS CPUS)
   string(REGEX MATCH "^([^=]+)=(.+)$" _ "${entry}")
   set(label ${CMAKE_MATCH_1})
   set(cpu ${CMAKE_MATCH_2})
-  foreach(type IN LISTS types)
+  foreach(type IN LISTS models)
     set(model "${WORK_DIR}/guard-${type}.gguf")
     count(d8 ${cpu} -m ${model} -n 8 --ignore-eos)
     count(d24 ${cpu} -m ${model} -n 24 --ignore-eos)

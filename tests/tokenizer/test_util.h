@@ -47,9 +47,8 @@ struct Vector {
 // ggml-vocab-*.gguf.inp holds the strings, each followed by
 // "\n__ggml_vocab_test__\n"; .out one line of ids per string (the split
 // llama.cpp's tests/test-tokenizer-0.cpp does).
-inline std::vector<Vector> read_vectors(const std::filesystem::path& gguf_path) {
-  const std::string inp = read_file(gguf_path.string() + ".inp");
-  const std::string out = read_file(gguf_path.string() + ".out");
+// The texts of an .inp file: each followed by "\n__ggml_vocab_test__\n".
+inline std::vector<std::string> split_inputs(const std::string& inp) {
   const std::string sep = "\n__ggml_vocab_test__\n";
   std::vector<std::string> texts;
   for (size_t pos = 0; pos < inp.size();) {
@@ -61,6 +60,12 @@ inline std::vector<Vector> read_vectors(const std::filesystem::path& gguf_path) 
     texts.push_back(inp.substr(pos, next - pos));
     pos = next + sep.size();
   }
+  return texts;
+}
+
+inline std::vector<Vector> read_vectors(const std::filesystem::path& gguf_path) {
+  const std::vector<std::string> texts = split_inputs(read_file(gguf_path.string() + ".inp"));
+  const std::string out = read_file(gguf_path.string() + ".out");
   std::vector<Vector> vectors;
   std::istringstream lines(out);
   std::string line;

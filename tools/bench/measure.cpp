@@ -355,6 +355,13 @@ Report run_bench(const BenchOptions& o, const std::string& command_line) {
       sp.pool = &pool;
       engine::Session session(*model, sp);
       run.model.kv_layers = engine::describe_uses(session.kv_cache().uses());
+      const engine::KvSize& kv = session.kv_cache().size();
+      run.model.kv_n_ctx = session.n_ctx();
+      run.model.kv_bytes = kv.bytes;
+      run.model.kv_full_bytes = kv.full_bytes;
+      run.model.kv_cached_layers = kv.n_layers;
+      run.model.kv_windowed_layers = kv.n_windowed;
+      run.model.kv_windows = kv.windows;
       Workload work{std::mt19937(o.seed), cfg.n_vocab};
 
       run.before = take_snapshot(fs, topology);

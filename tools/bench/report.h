@@ -120,6 +120,14 @@ struct ModelInfo {
   std::string ops_isa = "unknown";  // instruction set of the attention row operations (engine/ops/ops_isa.h)
   std::string kv_type = "f16";
   std::string kv_layers;  // the cache by kind of layer: "22 attention layers x 44.0 MiB"; empty: unknown
+  // The session's cache (engine::KvSize): its bytes for kv_n_ctx positions
+  // beside a full cache's, and the sliding windows that make the difference.
+  uint32_t kv_n_ctx = 0;                // 0: unknown (an older report)
+  uint64_t kv_bytes = 0;
+  uint64_t kv_full_bytes = 0;           // every layer keeping all kv_n_ctx positions
+  uint32_t kv_cached_layers = 0;        // layers with a cache
+  uint32_t kv_windowed_layers = 0;      // of them, with a sliding window
+  std::vector<uint32_t> kv_windows;     // their distinct windows, ascending
   double load_ms = kUnknown;
   uint64_t rss_before_load_bytes = 0;   // the process alone (binary, libraries, threads); 0 unknown
   uint64_t rss_after_load_bytes = 0;    // 0 unknown

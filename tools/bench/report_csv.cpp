@@ -39,13 +39,14 @@ std::string report_csv(const Report& report) {
   out << "device,arch,cpu_features,build,model,model_sha256,model_bytes,model_types,kernels,n_threads,cpus,"
          "governors,test,kind,n_prompt,n_gen,n_depth,reps,tps_mean,tps_stddev,tps_median,tps_min,tps_max,"
          "ms_mean,ms_median,tps_samples,probe_gb_s,decode_efficiency,max_temp_before_c,max_temp_after_c,"
-         "rss_after_load_bytes\n";
+         "rss_after_load_bytes,kv_n_ctx,kv_bytes,kv_full_bytes,kv_windows\n";
   std::string governors;
   for (const ClusterInfo& c : report.device.clusters) {
     governors.append(governors.empty() ? "" : " ").append(c.rank).append(":").append(c.governor);
   }
   for (const Run& run : report.runs) {
-    std::string types, kernels;
+    std::string types, kernels, windows;
+    for (uint32_t w : run.model.kv_windows) windows.append(windows.empty() ? "" : " ").append(std::to_string(w));
     for (const TensorTypeBytes& t : run.model.tensor_types) types.append(types.empty() ? "" : " ").append(t.type);
     for (const KernelChoice& k : run.model.kernels) {
       kernels.append(kernels.empty() ? "" : " ").append(k.weight_type).append(":").append(k.tier).append(k.fallback ? "(fallback)" : "");
@@ -67,7 +68,8 @@ std::string report_csv(const Report& report) {
           << fmt(ms.median) << ',' << csv_field(joined_samples(t.tokens_per_s)) << ','
           << fmt(run.roofline.probe_gb_s) << ',' << fmt(run.roofline.decode_efficiency) << ','
           << fmt(max_temp(run.before)) << ',' << fmt(max_temp(run.after)) << ',' << run.model.rss_after_load_bytes
-          << '\n';
+          << ',' << run.model.kv_n_ctx << ',' << run.model.kv_bytes << ',' << run.model.kv_full_bytes << ','
+          << windows << '\n';
     }
   }
   return out.str();

@@ -153,6 +153,14 @@ void write_model(JsonWriter& j, const ModelInfo& m) {
   strings(j, "fallback_advice", m.fallback_advice);
   str(j, "kv_type", m.kv_type);
   str(j, "kv_layers", m.kv_layers);
+  u64(j, "kv_n_ctx", m.kv_n_ctx);
+  u64(j, "kv_bytes", m.kv_bytes);
+  u64(j, "kv_full_bytes", m.kv_full_bytes);
+  u64(j, "kv_cached_layers", m.kv_cached_layers);
+  u64(j, "kv_windowed_layers", m.kv_windowed_layers);
+  j.key("kv_windows").begin_array();
+  for (uint32_t w : m.kv_windows) j.value(uint64_t{w});
+  j.end_array();
   num(j, "load_ms", m.load_ms);
   u64(j, "rss_before_load_bytes", m.rss_before_load_bytes);
   u64(j, "rss_after_load_bytes", m.rss_after_load_bytes);

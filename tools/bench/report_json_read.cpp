@@ -135,6 +135,12 @@ Report report_from_json(const JsonValue& json) {
     run.model.fallback_advice = rstrings(m["fallback_advice"]);
     run.model.kv_type = m["kv_type"].string("unknown");
     run.model.kv_layers = m["kv_layers"].string("");
+    run.model.kv_n_ctx = static_cast<uint32_t>(ru64(m["kv_n_ctx"]));
+    run.model.kv_bytes = ru64(m["kv_bytes"]);
+    run.model.kv_full_bytes = ru64(m["kv_full_bytes"]);
+    run.model.kv_cached_layers = static_cast<uint32_t>(ru64(m["kv_cached_layers"]));
+    run.model.kv_windowed_layers = static_cast<uint32_t>(ru64(m["kv_windowed_layers"]));
+    for (const JsonValue& w : m["kv_windows"].items()) run.model.kv_windows.push_back(static_cast<uint32_t>(ru64(w)));
     run.model.load_ms = rnum(m["load_ms"]);
     run.model.rss_before_load_bytes = ru64(m["rss_before_load_bytes"]);
     run.model.rss_after_load_bytes = ru64(m["rss_after_load_bytes"]);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "engine/runtime/kv_cache.h"
 #include "tools/bench/text_util.h"
 #include "tools/common/plural.h"
 
@@ -20,6 +21,23 @@ std::string samples_cell(const Stats& s, int decimals) {
   std::vector<std::string> parts;
   for (double v : s.samples) parts.push_back(fmt_double(v, decimals));
   return parts.empty() ? "-" : join(parts, " ");
+}
+
+// "KV cache of 32768 positions: 150.0 MiB (f16; 22 of 26 layers windowed to
+// 512 positions; a full cache would be 832.0 MiB) = 22 windowed attention
+// layers x 1023.0 KiB + ...", or the type and layers alone from an older report.
+std::string kv_cell(const ModelInfo& m) {
+  std::string s = "KV cache ";
+  if (m.kv_n_ctx == 0) return s + m.kv_type + (m.kv_layers.empty() ? "" : " (" + m.kv_layers + ")");
+  engine::KvSize size;
+  size.type = m.kv_type == "f32" ? engine::KvType::f32 : engine::KvType::f16;
+  size.bytes = m.kv_bytes;
+  size.full_bytes = m.kv_full_bytes;
+  size.n_layers = m.kv_cached_layers;
+  size.n_windowed = m.kv_windowed_layers;
+  size.windows = m.kv_windows;
+  s += "of " + std::to_string(m.kv_n_ctx) + " positions: " + size.describe();
+  return m.kv_layers.empty() ? s : s + " = " + m.kv_layers;
 }
 
 std::string short_model(const std::string& path) {
@@ -266,9 +284,7 @@ std::string report_markdown(const Report& r) {
     if (const double ratio = load_rss_ratio(m); known(ratio)) {
       o << " (weights " << fmt_double(ratio) << "x the file)";
     }
-    o << ", peak " << fmt_bytes(m.peak_rss_bytes) << "; load " << fmt_double(m.load_ms, 0) << " ms; KV cache "
-      << m.kv_type;
-    if (!m.kv_layers.empty()) o << " (" << m.kv_layers << ")";
+    o << ", peak " << fmt_bytes(m.peak_rss_bytes) << "; load " << fmt_double(m.load_ms, 0) << " ms; " << kv_cell(m);
     if (m.repacked_bytes > 0) {
       o << "; repacked weights " << fmt_bytes(m.repacked_bytes) << ", "
         << fmt_bytes_or_none(m.repacked_huge_page_bytes) << " of them in 2 MiB pages";
