@@ -64,7 +64,9 @@ class LlamaCppReference : public ::testing::TestWithParam<Case> {};
 TEST_P(LlamaCppReference, AgreesWithLlamaCppWithinTheManifestTolerances) {
   const Case& c = GetParam();
   const engine_test::Json ref = engine_test::Json::parse_file(kDir / (c.name() + ".llamacpp.json"));
-  const engine_test::Json& t = engine_test::Json::parse_file(kDir / "models.json")["tolerances"][c.type];
+  // Kept whole: a reference into the temporary parse would dangle.
+  const engine_test::Json models = engine_test::Json::parse_file(kDir / "models.json");
+  const engine_test::Json& t = models["tolerances"][c.type];
   const engine_test::LogitTolerance tol{t["rel_max"].number(), t["top1_min"].number(), t["kld_max"].number()};
 
   const std::filesystem::path dir = engine_test::temp_dir("llamacpp-reference");
