@@ -42,7 +42,10 @@ void usage(FILE* out) {
                "  -v, --verbose         a line per tensor while writing\n"
                "shape (a custom shape with --arch, or overrides of a named one):\n"
                "      --arch A  --n-embd N  --n-layer N  --n-head N  --n-head-kv N  --head-dim N  --n-ff N\n"
-               "      --n-vocab N  --ctx N  --rope-base F  --rms-eps F  --tied  --untied\n",
+               "      --n-vocab N  --ctx N  --rope-base F  --rms-eps F  --tied  --untied\n"
+               "      --n-rot N         dimensions RoPE rotates per head (default: the whole head)\n"
+               "      --sliding-window N  the window the file states (phi3 writes it; 0: none)\n"
+               "      --longrope N      LongRoPE factors extending an original context of N to --ctx (phi3)\n",
                tools::shape_names().c_str(), tools::target_names().c_str());
 }
 

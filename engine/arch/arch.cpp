@@ -30,6 +30,9 @@ bool has_qkv_bias(const LayerSpec& l) { return l.attention.qkv_bias; }
 bool has_qk_norm(const LayerSpec& l) { return l.attention.qk_norm; }
 bool has_post_mixer_norm(const LayerSpec& l) { return l.post_mixer_norm; }
 bool has_post_ffn_norm(const LayerSpec& l) { return l.post_ffn_norm; }
+bool has_fused_qkv(const LayerSpec& l) { return l.attention.fused_qkv; }
+bool has_separate_qkv(const LayerSpec& l) { return !l.attention.fused_qkv; }
+bool has_separate_gate(const LayerSpec& l) { return !l.fused_gate_up; }
 
 }  // namespace
 
@@ -44,6 +47,8 @@ const char* dim_name(Dim d) {
     case Dim::attn_out: return "attn_out";
     case Dim::head_dim_k: return "head_dim_k";
     case Dim::rope_pairs: return "rope_pairs";
+    case Dim::qkv_dim: return "qkv_dim";
+    case Dim::up_rows: return "up_rows";
   }
   return "?";
 }
@@ -58,10 +63,13 @@ std::vector<TensorSpec> transformer_tensors() {
       {"output_norm.weight", K::norm, {D::n_embd}, &G::output_norm, false},
       {"output.weight", K::matrix, {D::n_embd, D::n_vocab}, &G::output, false, false, nullptr, "token_embd.weight"},
       {"rope_freqs.weight", K::rope_factors, {D::rope_pairs}, &G::rope_freqs, false, false},
+      {"rope_factors_long.weight", K::rope_factors_long, {D::rope_pairs}, &G::rope_long, false, false},
+      {"rope_factors_short.weight", K::rope_factors_short, {D::rope_pairs}, &G::rope_short, false, false},
       {"attn_norm.weight", K::norm, {D::n_embd}, &L::attn_norm},
-      {"attn_q.weight", K::matrix, {D::n_embd, D::q_dim}, &L::wq},
-      {"attn_k.weight", K::matrix, {D::n_embd, D::kv_dim_k}, &L::wk},
-      {"attn_v.weight", K::matrix, {D::n_embd, D::kv_dim_v}, &L::wv},
+      {"attn_qkv.weight", K::matrix, {D::n_embd, D::qkv_dim}, &L::wqkv, true, true, has_fused_qkv},
+      {"attn_q.weight", K::matrix, {D::n_embd, D::q_dim}, &L::wq, true, true, has_separate_qkv},
+      {"attn_k.weight", K::matrix, {D::n_embd, D::kv_dim_k}, &L::wk, true, true, has_separate_qkv},
+      {"attn_v.weight", K::matrix, {D::n_embd, D::kv_dim_v}, &L::wv, true, true, has_separate_qkv},
       {"attn_q.bias", K::bias, {D::q_dim}, &L::q_bias, true, true, has_qkv_bias},
       {"attn_k.bias", K::bias, {D::kv_dim_k}, &L::k_bias, true, true, has_qkv_bias},
       {"attn_v.bias", K::bias, {D::kv_dim_v}, &L::v_bias, true, true, has_qkv_bias},
@@ -70,8 +78,8 @@ std::vector<TensorSpec> transformer_tensors() {
       {"attn_output.weight", K::matrix, {D::attn_out, D::n_embd}, &L::wo},
       {"post_attention_norm.weight", K::norm, {D::n_embd}, &L::post_attn_norm, true, true, has_post_mixer_norm},
       {"ffn_norm.weight", K::norm, {D::n_embd}, &L::ffn_norm},
-      {"ffn_gate.weight", K::matrix, {D::n_embd, D::n_ff}, &L::w_gate},
-      {"ffn_up.weight", K::matrix, {D::n_embd, D::n_ff}, &L::w_up},
+      {"ffn_gate.weight", K::matrix, {D::n_embd, D::n_ff}, &L::w_gate, true, true, has_separate_gate},
+      {"ffn_up.weight", K::matrix, {D::n_embd, D::up_rows}, &L::w_up},
       {"ffn_down.weight", K::matrix, {D::n_ff, D::n_embd}, &L::w_down},
       {"post_ffw_norm.weight", K::norm, {D::n_embd}, &L::post_ffn_norm, true, true, has_post_ffn_norm},
   };
@@ -113,10 +121,12 @@ LayerSpec transformer_layer(const ModelConfig& c, uint32_t il) {
   a.n_head_kv = c.layer_n_head_kv[il];
   a.head_dim_k = c.head_dim_k;
   a.head_dim_v = c.head_dim_v;
-  a.rope = {c.n_rot, ops::RopeStyle::normal, c.rope_freq_base, c.rope_freq_scale, true};
-  a.scale = 1.0f / std::sqrt(static_cast<float>(a.head_dim_k));
+  a.rope = {c.n_rot, ops::RopeStyle::normal, c.rope_freq_base, c.rope_freq_scale, true, c.rope_attn_factor};
+  // The file's attention.scale where the family reads one (granite's attention multiplier).
+  a.scale = c.attention_scale != 0.0f ? c.attention_scale : 1.0f / std::sqrt(static_cast<float>(a.head_dim_k));
   l.n_ff = c.layer_n_ff[il];
   l.activation = Activation::silu;
+  l.residual_scale = c.residual_scale;
   return l;
 }
 
@@ -132,6 +142,8 @@ uint64_t resolve_dim(Dim d, const ModelConfig& c, const LayerSpec& l) {
     case Dim::attn_out: return a.out_dim();
     case Dim::head_dim_k: return a.head_dim_k;
     case Dim::rope_pairs: return a.rope.n_rot / 2;
+    case Dim::qkv_dim: return uint64_t{a.q_dim()} + a.kv_dim_k() + a.kv_dim_v();
+    case Dim::up_rows: return l.fused_gate_up ? 2 * uint64_t{l.n_ff} : l.n_ff;
   }
   return 0;
 }

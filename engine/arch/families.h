@@ -9,5 +9,8 @@ namespace engine::arch {
 Architecture llama();
 Architecture qwen2();
 Architecture qwen3();
+Architecture phi3();
+Architecture smollm3();
+Architecture granite();
 
 }  // namespace engine::arch

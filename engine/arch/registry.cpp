@@ -15,7 +15,7 @@ struct Registry {
 
 Registry& registry() {
   // One entry per family.
-  static Registry r{{}, {llama(), qwen2(), qwen3()}};
+  static Registry r{{}, {llama(), qwen2(), qwen3(), phi3(), smollm3(), granite()}};
   return r;
 }
 

@@ -33,10 +33,19 @@ class AttentionMixer {
                   float rms_eps, uint32_t pos, uint32_t i);
   void attend(Compute& compute, const AttentionSpec& a, const AttentionCache& cache, uint32_t n_past, uint32_t n);
 
+  // Token i's row of Q, K or V: at base + i * stride.
+  struct Rows {
+    float* base = nullptr;
+    size_t stride = 0;
+    float* row(size_t i) const { return base + i * stride; }
+  };
+
   uint32_t n_ctx_;
-  std::vector<float> q_;        // (B, q_dim)
-  std::vector<float> k_;        // (B, kv_dim_k)
-  std::vector<float> v_;        // (B, kv_dim_v)
+  // (B, q_dim + kv_dim_k + kv_dim_v): with separate projections Q (B, q_dim),
+  // then K (B, kv_dim_k), then V (B, kv_dim_v); with a fused attn_qkv one row
+  // per token holding its Q, K and V side by side, as the matmul wrote it.
+  std::vector<float> qkv_;
+  Rows q_, k_, v_;  // the current layer's rows in qkv_
   std::vector<float> att_;      // (B, n_head * head_dim_v) attention output
   std::vector<float> scores_;   // (threads, group, n_ctx) attention weights of a KV head's query heads
   std::vector<float> kv_rows_;  // (threads, n_ctx, head_dim_k + head_dim_v) one KV head's history

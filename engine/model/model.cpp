@@ -192,6 +192,11 @@ void Model::embed(int32_t token, float* x) const {
   ops->dequantize_row(file_.tensor_data(*token_embd_) + static_cast<uint64_t>(token) * row, x, config_.n_embd);
 }
 
+const std::vector<float>& Model::rope_freq_factors(uint32_t n_ctx) const {
+  if (!globals_.rope_freqs.empty()) return globals_.rope_freqs;
+  return n_ctx > config_.n_ctx_orig ? globals_.rope_long : globals_.rope_short;
+}
+
 uint64_t Model::weight_bytes() const {
   uint64_t total = 0;
   for (const Linear* l : matrices_) total += *gguf::row_bytes(l->type, l->in) * l->out;

@@ -1,6 +1,7 @@
 #include "engine/model/model_config.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <utility>
 
@@ -73,16 +74,30 @@ class Keys {
   const arch::Architecture& a_;
 };
 
+void check_tensor_count(const gguf::File& f, uint32_t n_layer, uint64_t needed) {
+  if (needed > f.tensors().size()) {
+    fail(f, "block_count " + std::to_string(n_layer) + " needs at least " + std::to_string(needed) +
+                " tensors, the file has " + std::to_string(f.tensors().size()));
+  }
+}
+
 // Each block has at least the description's unconditional per-layer tensors:
 // a block_count the tensor list cannot back is refused before anything is
 // sized by it.
 void check_block_count(const gguf::File& f, const arch::Architecture& a, uint32_t n_layer) {
   uint64_t per_layer = 0;
   for (const arch::TensorSpec& t : a.tensors) per_layer += t.per_layer && t.required && t.present == nullptr;
-  if (uint64_t{n_layer} * per_layer > f.tensors().size()) {
-    fail(f, "block_count " + std::to_string(n_layer) + " needs at least " + std::to_string(n_layer * per_layer) +
-                " tensors, the file has " + std::to_string(f.tensors().size()));
+  check_tensor_count(f, n_layer, uint64_t{n_layer} * per_layer);
+}
+
+// Once the layer specs are known, the tensors each one requires (a fused
+// attn_qkv or attn_q, attn_k and attn_v): the same refusal, exact.
+void check_layer_tensors(const gguf::File& f, const ModelConfig& c) {
+  uint64_t needed = 0;
+  for (const LayerSpec& l : c.layers) {
+    for (const arch::TensorSpec& t : c.arch->tensors) needed += t.per_layer && t.required && (t.present == nullptr || t.present(l));
   }
+  check_tensor_count(f, c.n_layer, needed);
 }
 
 void read_sizes(const Keys& k, ModelConfig& c) {
@@ -153,6 +168,29 @@ void read_rope_and_norm(const Keys& k, ModelConfig& c) {
   c.rms_eps = static_cast<float>(eps);
 }
 
+// The scalings a few families read (llama.cpp's hparams of the same names):
+// a multiplier of 0 or absent means none, as there.
+void read_scalings(const Keys& k, ModelConfig& c) {
+  using P = arch::Param;
+  const gguf::File& f = k.file();
+  c.n_ctx_orig = k.u32_or(P::rope_original_context, c.n_ctx_train);
+  c.sliding_window = k.u32_or(P::sliding_window, 0);
+  const auto finite = [&](P p, double fallback) {
+    const double v = k.f64(p).value_or(fallback);
+    if (!std::isfinite(v)) fail(f, "metadata '" + k.key(p) + "' is not a finite number");
+    return static_cast<float>(v);
+  };
+  c.rope_attn_factor = finite(P::rope_attn_factor, 1.0);
+  if (const float s = finite(P::embedding_scale, 0.0); s != 0.0f) c.embed_scale = s;
+  if (const float s = finite(P::residual_scale, 0.0); s != 0.0f) c.residual_scale = s;
+  c.attention_scale = finite(P::attention_scale, 0.0);
+  if (const arch::KeySpec* ks = arch::find_key(*c.arch, P::logit_scale); ks != nullptr && ks->required) {
+    f.get_float(k.key(P::logit_scale));  // throws: the key is missing
+  }
+  c.logit_scale = finite(P::logit_scale, 1.0);
+  if (c.logit_scale == 0.0f) fail(f, "metadata '" + k.key(P::logit_scale) + "' is 0 (the logits are divided by it)");
+}
+
 void read_vocab_size(const Keys& k, ModelConfig& c) {
   const gguf::File& f = k.file();
   c.n_vocab = k.u32_or(arch::Param::vocab_size, 0);
@@ -188,8 +226,10 @@ ModelConfig ModelConfig::from_gguf(const gguf::File& f) {
   read_vocab_size(keys, c);
   c.embed_scale = c.arch->embed_scale;
   c.final_softcap = c.arch->final_softcap;
+  read_scalings(keys, c);
   c.layers.reserve(c.n_layer);
   for (uint32_t il = 0; il < c.n_layer; ++il) c.layers.push_back(c.arch->layer(c, il));
+  check_layer_tensors(f, c);
   return c;
 }
 
@@ -204,7 +244,13 @@ std::string ModelConfig::describe() const {
   // cast of 4.7e27 to int64 is undefined; found by the model_loader fuzzer).
   char base[32];
   std::snprintf(base, sizeof base, "%g", static_cast<double>(rope.freq_base));
-  return s + base;
+  s += base;
+  const bool windowed = std::any_of(layers.begin(), layers.end(), [](const LayerSpec& l) { return l.attention.window != 0; });
+  if (sliding_window != 0 && !windowed) {
+    s += "; the file's sliding window of " + std::to_string(sliding_window) +
+         " positions is not applied (as llama.cpp does not for this architecture)";
+  }
+  return s;
 }
 
 }  // namespace engine

@@ -35,7 +35,13 @@ struct ModelConfig {
   float rope_freq_base = 10000.0f;  // <arch>.rope.freq_base
   float rope_freq_scale = 1.0f;     // 1 / <arch>.rope.scaling.factor for linear scaling
   float rms_eps = 0.0f;             // <arch>.attention.layer_norm_rms_epsilon (required)
+  uint32_t n_ctx_orig = 0;          // <arch>.rope.scaling.original_context_length (default n_ctx_train)
+  float rope_attn_factor = 1.0f;    // <arch>.rope.scaling.attn_factor: multiplies RoPE's cos and sin
+  uint32_t sliding_window = 0;      // <arch>.attention.sliding_window, as the file gives it (0: none)
   float embed_scale = 1.0f;         // the embeddings are multiplied by it (1: not at all)
+  float residual_scale = 1.0f;      // <arch>.residual_scale: each block's output is multiplied by it
+  float attention_scale = 0.0f;     // <arch>.attention.scale: the q.k scale (0: 1 / sqrt(head size))
+  float logit_scale = 1.0f;         // <arch>.logit_scale: the logits are divided by it
   float final_softcap = 0.0f;       // logits = softcap * tanh(logits / softcap); 0: none
   // Keys that may hold one value per layer, as one value per layer.
   std::vector<uint32_t> layer_n_ff, layer_n_head, layer_n_head_kv;

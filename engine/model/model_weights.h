@@ -33,13 +33,16 @@ struct LayerWeights {
   std::vector<float> q_norm;          // (head_dim_k), when the spec has qk_norm
   std::vector<float> k_norm;          // (head_dim_k)
   Linear wq, wk, wv, wo;              // (q_dim, n_embd) (kv_dim_k, n_embd) (kv_dim_v, n_embd) (n_embd, attn_out)
-  Linear w_gate, w_up, w_down;        // (n_ff, n_embd) (n_ff, n_embd) (n_embd, n_ff)
+  Linear wqkv;                        // (q_dim + kv_dim_k + kv_dim_v, n_embd), when the spec has fused_qkv
+  Linear w_gate, w_up, w_down;        // (n_ff, n_embd) (n_ff or 2 n_ff, n_embd) (n_embd, n_ff)
 };
 
 struct GlobalWeights {
   std::vector<float> output_norm;  // (n_embd)
   Linear output;                   // (n_vocab, n_embd), or token_embd when tied
   std::vector<float> rope_freqs;   // (n_rot / 2) llama3 frequency divisors, empty when absent
+  std::vector<float> rope_long;    // (n_rot / 2) LongRoPE's divisors past the original context, or empty
+  std::vector<float> rope_short;   // (n_rot / 2) LongRoPE's divisors within it, or empty
 };
 
 }  // namespace engine

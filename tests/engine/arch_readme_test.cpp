@@ -48,18 +48,19 @@ std::vector<Row> readme_rows() {
   return rows;
 }
 
-// A family's layer 0, from a one-layer model of its first named shape.
-engine::LayerSpec layer_of(const engine::arch::Architecture& a) {
+// A family's layer il of an 8-layer model.
+engine::LayerSpec layer_of(const engine::arch::Architecture& a, uint32_t il = 0) {
   engine::ModelConfig c;
   c.arch = &a;
-  c.n_layer = 1;
+  c.n_layer = 8;
   c.n_embd = 64;
   c.n_head = c.n_head_kv = 4;
   c.head_dim_k = c.head_dim_v = c.n_rot = 16;
   c.n_ff = 128;
-  c.layer_n_ff = {c.n_ff};
-  c.layer_n_head = c.layer_n_head_kv = {c.n_head};
-  return a.layer(c, 0);
+  c.layer_n_ff.assign(c.n_layer, c.n_ff);
+  c.layer_n_head.assign(c.n_layer, c.n_head);
+  c.layer_n_head_kv.assign(c.n_layer, c.n_head);
+  return a.layer(c, il);
 }
 
 // What may set a family apart, and the words the README uses for it.
@@ -83,6 +84,20 @@ const Trait kTraits[] = {
     {"GeGLU", [](const LayerSpec& l, const Architecture&) { return l.activation == engine::Activation::gelu; }},
     {"post-norms", [](const LayerSpec& l, const Architecture&) { return l.post_mixer_norm || l.post_ffn_norm; }},
     {"scaled embeddings", [](const LayerSpec&, const Architecture& a) { return a.embed_scale != 1.0f; }},
+    {"fused QKV", [](const LayerSpec& l, const Architecture&) { return l.attention.fused_qkv; }},
+    {"gate fused into ffn_up", [](const LayerSpec& l, const Architecture&) { return l.fused_gate_up; }},
+    {"LongRoPE", [](const LayerSpec&, const Architecture& a) {
+       return engine::arch::find_key(a, engine::arch::Param::rope_attn_factor) != nullptr;
+     }},
+    {"layers without RoPE", [](const LayerSpec&, const Architecture& a) {
+       for (uint32_t il = 0; il < 8; ++il) {
+         if (layer_of(a, il).attention.rope.n_rot == 0) return true;
+       }
+       return false;
+     }},
+    {"multipliers", [](const LayerSpec&, const Architecture& a) {
+       return engine::arch::find_key(a, engine::arch::Param::residual_scale) != nullptr;
+     }},
 };
 
 // The `names` in a cell, sorted.

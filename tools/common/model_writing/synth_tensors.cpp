@@ -15,14 +15,21 @@ engine::ModelConfig synth_config(const SynthShape& s, uint32_t n_vocab) {
   c.n_ff = s.n_ff;
   c.n_head = s.n_head;
   c.n_head_kv = s.n_head_kv;
-  c.head_dim_k = c.head_dim_v = c.n_rot = s.head_dim;
+  c.head_dim_k = c.head_dim_v = s.head_dim;
+  c.n_rot = s.n_rot != 0 ? s.n_rot : s.head_dim;
   c.rope_freq_base = s.rope_base;
   c.rms_eps = s.rms_eps;
+  c.n_ctx_orig = s.longrope ? s.rope_original_ctx : s.n_ctx;
+  c.rope_attn_factor = s.longrope_attn_factor();
+  c.sliding_window = s.sliding_window;
+  if (s.residual_scale != 0.0f) c.residual_scale = s.residual_scale;
+  c.attention_scale = s.attention_scale;
+  if (s.logit_scale != 0.0f) c.logit_scale = s.logit_scale;
   c.layer_n_ff.assign(s.n_layer, s.n_ff);
   c.layer_n_head.assign(s.n_layer, s.n_head);
   c.layer_n_head_kv.assign(s.n_layer, s.n_head_kv);
   if (c.arch != nullptr) {
-    c.embed_scale = c.arch->embed_scale;
+    c.embed_scale = s.embedding_scale != 0.0f ? s.embedding_scale : c.arch->embed_scale;
     c.final_softcap = c.arch->final_softcap;
     for (uint32_t il = 0; il < s.n_layer; ++il) c.layers.push_back(c.arch->layer(c, il));
   }
@@ -48,15 +55,38 @@ std::vector<SynthKey> synth_keys(const engine::ModelConfig& c, const SynthShape&
       case P::head_count_kv: key.value = s.n_head_kv; break;
       case P::key_length:
       case P::value_length:
-      case P::rope_dimension_count:
         key.value = s.head_dim;
         is_default = head_dim_is_default;
+        break;
+      case P::rope_dimension_count:
+        key.value = c.n_rot;
+        is_default = head_dim_is_default && c.n_rot == s.head_dim;
         break;
       case P::vocab_size: key.value = c.n_vocab; break;
       case P::rope_freq_base: key = {key.key, true, s.rope_base}; break;
       case P::rms_epsilon: key = {key.key, true, s.rms_eps}; break;
       case P::rope_scaling_type:
       case P::rope_scaling_factor: continue;  // synth writes llama3 factors instead (rope_freqs.weight)
+      case P::rope_original_context: key.value = c.n_ctx_orig; break;
+      case P::sliding_window: key.value = s.sliding_window; break;
+      case P::rope_attn_factor:
+        key = {key.key, true, c.rope_attn_factor};
+        is_default = !s.longrope;  // the converter writes it with the factors
+        break;
+      // Granite's multipliers, written when config.json has them (the logit
+      // scale, which llama.cpp requires, always).
+      case P::embedding_scale:
+      case P::residual_scale:
+      case P::attention_scale:
+      case P::logit_scale: {
+        const float v = k.param == P::embedding_scale   ? s.embedding_scale
+                        : k.param == P::residual_scale  ? s.residual_scale
+                        : k.param == P::attention_scale ? s.attention_scale
+                                                        : (s.logit_scale != 0.0f ? s.logit_scale : 1.0f);
+        if (v == 0.0f) continue;
+        key = {key.key, true, v};
+        break;
+      }
     }
     if (k.written == W::always || (k.written == W::if_not_default && !is_default)) out.push_back(key);
   }
@@ -68,8 +98,9 @@ std::vector<SynthTensor> synth_tensors(const engine::ModelConfig& c, const Synth
   std::vector<SynthTensor> out;
   for (const engine::arch::TensorSpec& t : c.arch->tensors) {
     if (!t.per_layer) {
+      const bool longrope = t.kind == TensorKind::rope_factors_long || t.kind == TensorKind::rope_factors_short;
       const bool written = t.required || (t.fallback != nullptr && !s.tied) ||
-                           (t.kind == TensorKind::rope_factors && s.rope_factor > 0.0f);
+                           (t.kind == TensorKind::rope_factors && s.rope_factor > 0.0f) || (longrope && s.longrope);
       if (written) out.push_back({t.name, engine::arch::tensor_shape(t, c, 0), t.kind});
       continue;
     }
