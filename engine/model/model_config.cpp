@@ -155,13 +155,20 @@ void read_rope_and_norm(const Keys& k, ModelConfig& c) {
   c.rope_freq_base = static_cast<float>(k.f64(P::rope_freq_base).value_or(10000.0));
   if (!(c.rope_freq_base > 0.0f)) fail(f, "rope.freq_base must be positive");
   const std::string scaling = std::string(k.str(P::rope_scaling_type).value_or("none"));
-  if (scaling == "linear") {
+  if (scaling == "longrope") {
+    // Phi-3's: the frequency factors are tensors (Model::rope_freq_factors);
+    // a scaling factor, when given, scales as llama.cpp's LONGROPE does (no YaRN ramp).
+    if (const std::optional<double> factor = k.f64(P::rope_scaling_factor)) {
+      if (!(*factor > 0.0)) fail(f, "rope.scaling.factor must be positive");
+      c.rope_freq_scale = static_cast<float>(1.0 / *factor);
+    }
+  } else if (scaling == "linear") {
     const std::optional<double> factor = k.f64(P::rope_scaling_factor);
     if (!factor) f.get_float(k.key(P::rope_scaling_factor));  // throws: the key is missing
     if (!(*factor > 0.0)) fail(f, "rope.scaling.factor must be positive");
     c.rope_freq_scale = static_cast<float>(1.0 / *factor);
   } else if (scaling != "none") {
-    fail(f, "rope scaling '" + scaling + "' is not supported (supported: none, linear)");
+    fail(f, "rope scaling '" + scaling + "' is not supported (supported: none, linear, longrope)");
   }
   const double eps = f.get_float(k.key(P::rms_epsilon));
   if (!(eps > 0.0 && eps < 1.0)) fail(f, "attention.layer_norm_rms_epsilon must be in (0, 1)");
