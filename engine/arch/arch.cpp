@@ -113,6 +113,11 @@ std::vector<KeySpec> written(std::vector<KeySpec> keys, Param p, Written w) {
   return keys;
 }
 
+std::vector<KeySpec> llama_converter_keys() {
+  return written(written(transformer_keys(), Param::vocab_size, Written::always), Param::rope_dimension_count,
+                 Written::always);
+}
+
 LayerSpec transformer_layer(const ModelConfig& c, uint32_t il) {
   LayerSpec l;
   l.mixer = MixerKind::attention;

@@ -122,6 +122,10 @@ std::vector<TensorSpec> transformer_tensors();
 // their default; `written` changes that for one key.
 std::vector<KeySpec> transformer_keys();
 std::vector<KeySpec> written(std::vector<KeySpec> keys, Param p, Written w);
+// transformer_keys() as llama.cpp's llama converter (LlamaModel, which
+// smollm3's and granite's extend) writes them: vocab_size and
+// rope.dimension_count always.
+std::vector<KeySpec> llama_converter_keys();
 // The spec llama's layers have (normal RoPE, SwiGLU, 1/sqrt(head_dim) scale),
 // from the per-layer hyperparameters: the base the other families adjust.
 LayerSpec transformer_layer(const ModelConfig& c, uint32_t il);

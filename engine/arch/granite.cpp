@@ -13,10 +13,8 @@ Architecture granite() {
   using P = Param;
   Architecture a;
   a.name = "granite";
-  // The converter is llama's (vocab_size and rope.dimension_count always),
-  // then the multipliers of config.json.
-  a.keys = written(written(transformer_keys(), P::vocab_size, Written::always), P::rope_dimension_count,
-                   Written::always);
+  // The converter is llama's, then the multipliers of config.json.
+  a.keys = llama_converter_keys();
   a.keys.push_back({"attention.scale", P::attention_scale});
   a.keys.push_back({"embedding_scale", P::embedding_scale});
   a.keys.push_back({"residual_scale", P::residual_scale});

@@ -20,9 +20,7 @@ LayerSpec smollm3_layer(const ModelConfig& c, uint32_t il) {
 Architecture smollm3() {
   Architecture a;
   a.name = "smollm3";
-  // The converter is llama's: vocab_size and rope.dimension_count always.
-  a.keys = written(written(transformer_keys(), Param::vocab_size, Written::always), Param::rope_dimension_count,
-                   Written::always);
+  a.keys = llama_converter_keys();  // its converter is llama's
   a.tensors = transformer_tensors();
   a.layer = smollm3_layer;
   return a;

@@ -13,8 +13,7 @@
 #include "engine/runtime/session.h"
 #include "gguf/file.h"
 #include "tests/engine/model_edit.h"
-#include "tests/quantize/test_util.h"
-#include "tools/common/model_writing/synth_model.h"
+#include "tests/engine/synth_files.h"
 
 namespace {
 
@@ -33,22 +32,6 @@ tools::SynthShape small(const char* arch) {
   return s;
 }
 
-std::string write(const quantize_test::TempDir& dir, const tools::SynthShape& s, const std::string& name) {
-  tools::SynthOptions o;
-  o.shape = s;
-  o.type = "F32";
-  o.output = dir / name;
-  o.out = nullptr;
-  tools::synth_model(o);
-  return o.output;
-}
-
-std::vector<float> tensor_values(const gguf::File& f, const char* name) {
-  const gguf::TensorInfo& t = f.tensor(name);
-  const auto* x = reinterpret_cast<const float*>(f.tensor_data(t));
-  return {x, x + t.n_elements};
-}
-
 std::vector<float> logits(const engine::Model& model) {
   engine::Session s(model, {.n_ctx = 64, .kv_type = engine::KvType::f32});
   const std::vector<int32_t> prompt = {1, 40, 90, 7, 250, 13};
@@ -62,14 +45,14 @@ TEST(FamilyKeys, Phi3PicksLongRopeFactorsByTheSessionContext) {
   s.longrope = true;
   s.rope_original_ctx = 256;
   s.n_rot = 24;
-  const auto model = engine::Model::load(write(dir, s, "phi3.gguf"));
+  const auto model = engine::Model::load(engine_test::write_synth(dir, s, "phi3.gguf"));
   const engine::ModelConfig& c = model->config();
   EXPECT_EQ(c.n_ctx_orig, 256u);
   EXPECT_EQ(c.n_rot, 24u);
   EXPECT_FLOAT_EQ(c.layers[0].attention.rope.attn_factor, s.longrope_attn_factor());
   EXPECT_GT(s.longrope_attn_factor(), 1.0f);  // sqrt(1 + ln 16 / ln 256)
-  const std::vector<float> long_factors = tensor_values(model->file(), "rope_factors_long.weight");
-  const std::vector<float> short_factors = tensor_values(model->file(), "rope_factors_short.weight");
+  const std::vector<float> long_factors = engine_test::f32_values(model->file(), "rope_factors_long.weight");
+  const std::vector<float> short_factors = engine_test::f32_values(model->file(), "rope_factors_short.weight");
   ASSERT_EQ(long_factors.size(), 12u);
   EXPECT_NE(long_factors, short_factors);
   // llama.cpp: long when the context exceeds the original, short up to it.
@@ -87,7 +70,7 @@ TEST(FamilyKeys, Phi3AcceptsTheLongRopeScalingType) {
   tools::SynthShape s = small("phi3");
   s.longrope = true;
   s.rope_original_ctx = 32;
-  const std::string path = write(dir, s, "phi3.gguf");
+  const std::string path = engine_test::write_synth(dir, s, "phi3.gguf");
   const std::string typed = dir / "typed.gguf";
   engine_test::write_edited(path, typed,
                             {.metadata = [](gguf::Writer& w) { w.set_string("phi3.rope.scaling.type", "longrope"); }});
@@ -96,7 +79,7 @@ TEST(FamilyKeys, Phi3AcceptsTheLongRopeScalingType) {
 
 TEST(FamilyKeys, SmolLM3RotatesNothingInEveryFourthLayer) {
   const quantize_test::TempDir dir("family-keys");
-  const auto model = engine::Model::load(write(dir, small("smollm3"), "smollm3.gguf"));
+  const auto model = engine::Model::load(engine_test::write_synth(dir, small("smollm3"), "smollm3.gguf"));
   const engine::ModelConfig& c = model->config();
   for (uint32_t il = 0; il < c.n_layer; ++il) {
     EXPECT_EQ(c.layers[il].attention.rope.n_rot, il == 3 || il == 7 ? 0u : 32u) << "layer " << il;
@@ -110,7 +93,7 @@ TEST(FamilyKeys, GraniteReadsItsMultipliersAndRequiresTheLogitScale) {
   s.residual_scale = 0.22f;
   s.attention_scale = 0.015625f;
   s.logit_scale = 8.0f;
-  const std::string path = write(dir, s, "granite.gguf");
+  const std::string path = engine_test::write_synth(dir, s, "granite.gguf");
   const auto model = engine::Model::load(path);
   const engine::ModelConfig& c = model->config();
   EXPECT_EQ(c.embed_scale, 12.0f);

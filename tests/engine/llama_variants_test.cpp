@@ -20,8 +20,7 @@
 #include "engine/runtime/session.h"
 #include "gguf/file.h"
 #include "tests/engine/model_edit.h"
-#include "tests/quantize/test_util.h"
-#include "tools/common/model_writing/synth_model.h"
+#include "tests/engine/synth_files.h"
 
 namespace {
 
@@ -46,28 +45,12 @@ tools::SynthShape custom(uint32_t n_head, uint32_t n_head_kv, uint32_t head_dim,
   return small(s);
 }
 
-std::string write(const quantize_test::TempDir& dir, const tools::SynthShape& s, const std::string& name) {
-  tools::SynthOptions o;
-  o.shape = s;
-  o.type = "F32";
-  o.output = dir / name;
-  o.out = nullptr;
-  tools::synth_model(o);
-  return o.output;
-}
-
 std::vector<float> logits(const engine::Model& model, uint32_t n_ctx = 64) {
   engine::Session s(model, {.n_ctx = n_ctx, .kv_type = engine::KvType::f32});
   std::vector<int32_t> prompt;
   for (int32_t i = 0; i < 12; ++i) prompt.push_back(3 + (i * 53) % 300);
   s.eval(prompt, /*all_logits=*/true);
   return {s.logits().begin(), s.logits().end()};
-}
-
-std::vector<float> tensor_values(const gguf::File& f, const char* name) {
-  const gguf::TensorInfo& t = f.tensor(name);
-  const auto* x = reinterpret_cast<const float*>(f.tensor_data(t));
-  return {x, x + t.n_elements};
 }
 
 TEST(LlamaVariants, Llama32ReadsItsRopeFrequencyFactorsAndTiedHead) {
@@ -77,12 +60,12 @@ TEST(LlamaVariants, Llama32ReadsItsRopeFrequencyFactorsAndTiedHead) {
   tools::SynthShape s = small(*named);
   s.n_head = 4;
   s.n_head_kv = 1;
-  const std::string path = write(dir, s, "llama32.gguf");
+  const std::string path = engine_test::write_synth(dir, s, "llama32.gguf");
   const auto model = engine::Model::load(path);
   const engine::ModelConfig& c = model->config();
   EXPECT_EQ(c.rope_freq_base, 500000.0f);
   EXPECT_TRUE(c.layers[0].attention.rope.freq_factors);
-  const std::vector<float> factors = tensor_values(model->file(), "rope_freqs.weight");
+  const std::vector<float> factors = engine_test::f32_values(model->file(), "rope_freqs.weight");
   ASSERT_EQ(factors.size(), s.head_dim / 2);
   EXPECT_EQ(factors.back(), 32.0f);  // the slowest pairs: divided by the scaling factor
   // The same divisors at any context: they are not LongRoPE's.
@@ -103,7 +86,7 @@ TEST(LlamaVariants, Llama32ReadsItsRopeFrequencyFactorsAndTiedHead) {
 
 TEST(LlamaVariants, MistralsSlidingWindowKeyIsNotAppliedAsInLlamaCpp) {
   const quantize_test::TempDir dir("llama-variants");
-  const std::string path = write(dir, custom(8, 2, 32, 1e6f, false), "mistral.gguf");
+  const std::string path = engine_test::write_synth(dir, custom(8, 2, 32, 1e6f, false), "mistral.gguf");
   const std::string windowed = dir / "windowed.gguf";
   engine_test::write_edited(path, windowed,
                             {.metadata = [](gguf::Writer& w) { w.set_u32("llama.attention.sliding_window", 2); }});
@@ -117,7 +100,7 @@ TEST(LlamaVariants, MistralsSlidingWindowKeyIsNotAppliedAsInLlamaCpp) {
 TEST(LlamaVariants, MinistralsHeadSizeAndLargeRopeBase) {
   const quantize_test::TempDir dir("llama-variants");
   // 8 heads of 64 over n_embd 256: attention.key_length 64, not 256 / 8.
-  const std::string path = write(dir, custom(8, 2, 64, 1e8f, false), "ministral.gguf");
+  const std::string path = engine_test::write_synth(dir, custom(8, 2, 64, 1e8f, false), "ministral.gguf");
   const gguf::File f = gguf::File::open(path);
   EXPECT_EQ(f.get_uint("llama.attention.key_length"), 64u);
   const auto model = engine::Model::load(path);
@@ -134,7 +117,7 @@ TEST(LlamaVariants, SmolLM2sGroupsOfThreeHeadsAndTiedHead) {
   const quantize_test::TempDir dir("llama-variants");
   tools::SynthShape s = custom(15, 5, 16, 100000.0f, true);
   s.n_embd = 240;
-  const auto model = engine::Model::load(write(dir, s, "smollm2.gguf"));
+  const auto model = engine::Model::load(engine_test::write_synth(dir, s, "smollm2.gguf"));
   const engine::ModelConfig& c = model->config();
   EXPECT_EQ(c.n_head, 15u);
   EXPECT_EQ(c.n_head_kv, 5u);
