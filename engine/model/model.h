@@ -43,6 +43,9 @@ class Model {
   // (rope.scaling.original_context_length) and its short ones otherwise;
   // empty when the file has none.
   const std::vector<float>& rope_freq_factors(uint32_t n_ctx) const;
+  // Which LongRoPE factors that is and why, for the session's log line: ", LongRoPE long factors
+  // (context 8192 > original 4096)"; empty without LongRoPE factors.
+  std::string rope_factors_note(uint32_t n_ctx) const;
 
   // Bytes of weights read per generated token (every matrix once).
   uint64_t weight_bytes() const;

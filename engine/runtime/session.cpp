@@ -44,7 +44,7 @@ Session::Session(const Model& model, const SessionParams& params)
   log_debug("session: context " + std::to_string(n_ctx_) + " tokens, batch " + std::to_string(n_batch_) +
             ", KV cache " + format_bytes(memory_.kv_bytes) + " (" + kv_type_name(params.kv_type) + "), scratch " +
             format_bytes(memory_.scratch_bytes) + ", " + std::to_string(compute_.n_threads()) +
-            (compute_.n_threads() == 1 ? " thread" : " threads"));
+            (compute_.n_threads() == 1 ? " thread" : " threads") + model.rope_factors_note(n_ctx_));
 }
 
 void Session::eval(std::span<const int32_t> tokens, bool all_logits) {

@@ -58,6 +58,8 @@ TEST(FamilyKeys, Phi3PicksLongRopeFactorsByTheSessionContext) {
   // llama.cpp: long when the context exceeds the original, short up to it.
   EXPECT_EQ(model->rope_freq_factors(256), short_factors);
   EXPECT_EQ(model->rope_freq_factors(257), long_factors);
+  EXPECT_EQ(model->rope_factors_note(256), ", LongRoPE short factors (context 256 <= original 256)");
+  EXPECT_EQ(model->rope_factors_note(257), ", LongRoPE long factors (context 257 > original 256)");
   EXPECT_TRUE(c.layers[0].attention.fused_qkv);
   EXPECT_TRUE(c.layers[0].fused_gate_up);
   EXPECT_EQ(model->layers()[0].wqkv.out, 128u + 2 * 64);  // Q, K, V in one matrix, not split
