@@ -48,15 +48,18 @@ void usage(FILE* out) {
                "                        (KEY=A,B,... one value per layer where the key may be an array)\n"
                "      --rope-partial F  proportional RoPE on the global layers: F of each head rotated\n"
                "                        (rope_freqs.weight, Gemma 4's partial_rotary_factor)\n"
-               "      --k-eq-v          the global layers have no V projection (attention_k_eq_v)\n",
+               "      --k-eq-v          the global layers have no V projection (attention_k_eq_v)\n"
+               "      --n-rot N         dimensions RoPE rotates per head (default: the whole head)\n"
+               "      --sliding-window N  the window the file states (phi3 writes it; 0: none)\n"
+               "      --longrope N      LongRoPE factors extending an original context of N to --ctx (phi3)\n",
                tools::shape_names().c_str(), tools::target_names().c_str());
 }
 
 void list_shapes() {
-  std::printf("%-15s %-6s %6s %6s %5s %4s %5s %6s %7s %7s %10s %6s %-5s %8s  %s\n", "name", "arch", "n_embd", "layers",
+  std::printf("%-15s %-8s %6s %6s %5s %4s %5s %6s %7s %7s %10s %6s %-5s %8s  %s\n", "name", "arch", "n_embd", "layers",
               "heads", "kv", "h_dim", "n_ff", "vocab", "ctx", "rope_base", "eps", "tied", "params", "source");
   for (const tools::SynthShape& s : tools::named_shapes()) {
-    std::printf("%-15s %-6s %6u %6u %5u %4u %5u %6u %7u %7u %10.0f %6.0e %-5s %7.2fB  %s%s\n", s.name.c_str(),
+    std::printf("%-15s %-8s %6u %6u %5u %4u %5u %6u %7u %7u %10.0f %6.0e %-5s %7.2fB  %s%s\n", s.name.c_str(),
                 s.arch.c_str(), s.n_embd, s.n_layer, s.n_head, s.n_head_kv, s.head_dim, s.n_ff, s.n_vocab, s.n_ctx,
                 static_cast<double>(s.rope_base), static_cast<double>(s.rms_eps), s.tied ? "yes" : "no",
                 static_cast<double>(s.n_params()) / 1e9, s.source.c_str(),

@@ -30,10 +30,14 @@ bool has_qkv_bias(const LayerSpec& l) { return l.attention.qkv_bias; }
 bool has_qk_norm(const LayerSpec& l) { return l.attention.qk_norm; }
 bool has_post_mixer_norm(const LayerSpec& l) { return l.post_mixer_norm; }
 bool has_post_ffn_norm(const LayerSpec& l) { return l.post_ffn_norm; }
-// A layer that reads another's cache computes no keys or values.
-bool has_own_k(const LayerSpec& l) { return !l.attention.shares_kv(); }
-bool has_own_v(const LayerSpec& l) { return !l.attention.shares_kv() && !l.attention.v_from_k; }
+// A layer that reads another's cache computes no keys or values; a fused
+// attn_qkv holds them where the file has one.
+bool has_fused_qkv(const LayerSpec& l) { return l.attention.fused_qkv; }
+bool has_separate_qkv(const LayerSpec& l) { return !l.attention.fused_qkv; }
+bool has_own_k(const LayerSpec& l) { return !l.attention.fused_qkv && !l.attention.shares_kv(); }
+bool has_own_v(const LayerSpec& l) { return has_own_k(l) && !l.attention.v_from_k; }
 bool has_own_k_norm(const LayerSpec& l) { return l.attention.qk_norm && !l.attention.shares_kv(); }
+bool has_separate_gate(const LayerSpec& l) { return !l.fused_gate_up; }
 
 }  // namespace
 
@@ -42,6 +46,11 @@ bool param_is_float(Param p) {
     case Param::rope_freq_base:
     case Param::rope_scaling_factor:
     case Param::rms_epsilon:
+    case Param::rope_attn_factor:
+    case Param::embedding_scale:
+    case Param::residual_scale:
+    case Param::attention_scale:
+    case Param::logit_scale:
     case Param::attn_softcap:
     case Param::final_softcap:
     case Param::rope_freq_base_swa: return true;
@@ -63,6 +72,8 @@ const char* dim_name(Dim d) {
     case Dim::n_pl: return "n_pl";
     case Dim::n_pl_all: return "n_pl_all";
     case Dim::one: return "one";
+    case Dim::qkv_dim: return "qkv_dim";
+    case Dim::up_rows: return "up_rows";
   }
   return "?";
 }
@@ -77,8 +88,11 @@ std::vector<TensorSpec> transformer_tensors() {
       {"output_norm.weight", K::norm, {D::n_embd}, &G::output_norm, false},
       {"output.weight", K::matrix, {D::n_embd, D::n_vocab}, &G::output, false, false, nullptr, "token_embd.weight"},
       {"rope_freqs.weight", K::rope_factors, {D::rope_pairs}, &G::rope_freqs, false, false},
+      {"rope_factors_long.weight", K::rope_factors_long, {D::rope_pairs}, &G::rope_long, false, false},
+      {"rope_factors_short.weight", K::rope_factors_short, {D::rope_pairs}, &G::rope_short, false, false},
       {"attn_norm.weight", K::norm, {D::n_embd}, &L::attn_norm},
-      {"attn_q.weight", K::matrix, {D::n_embd, D::q_dim}, &L::wq},
+      {"attn_qkv.weight", K::matrix, {D::n_embd, D::qkv_dim}, &L::wqkv, true, true, has_fused_qkv},
+      {"attn_q.weight", K::matrix, {D::n_embd, D::q_dim}, &L::wq, true, true, has_separate_qkv},
       {"attn_k.weight", K::matrix, {D::n_embd, D::kv_dim_k}, &L::wk, true, true, has_own_k},
       {"attn_v.weight", K::matrix, {D::n_embd, D::kv_dim_v}, &L::wv, true, true, has_own_v},
       {"attn_q.bias", K::bias, {D::q_dim}, &L::q_bias, true, true, has_qkv_bias},
@@ -89,8 +103,8 @@ std::vector<TensorSpec> transformer_tensors() {
       {"attn_output.weight", K::matrix, {D::attn_out, D::n_embd}, &L::wo},
       {"post_attention_norm.weight", K::norm, {D::n_embd}, &L::post_attn_norm, true, true, has_post_mixer_norm},
       {"ffn_norm.weight", K::norm, {D::n_embd}, &L::ffn_norm},
-      {"ffn_gate.weight", K::matrix, {D::n_embd, D::n_ff}, &L::w_gate},
-      {"ffn_up.weight", K::matrix, {D::n_embd, D::n_ff}, &L::w_up},
+      {"ffn_gate.weight", K::matrix, {D::n_embd, D::n_ff}, &L::w_gate, true, true, has_separate_gate},
+      {"ffn_up.weight", K::matrix, {D::n_embd, D::up_rows}, &L::w_up},
       {"ffn_down.weight", K::matrix, {D::n_ff, D::n_embd}, &L::w_down},
       {"post_ffw_norm.weight", K::norm, {D::n_embd}, &L::post_ffn_norm, true, true, has_post_ffn_norm},
   };
@@ -124,6 +138,11 @@ std::vector<KeySpec> written(std::vector<KeySpec> keys, Param p, Written w) {
   return keys;
 }
 
+std::vector<KeySpec> llama_converter_keys() {
+  return written(written(transformer_keys(), Param::vocab_size, Written::always), Param::rope_dimension_count,
+                 Written::always);
+}
+
 LayerSpec transformer_layer(const ModelConfig& c, uint32_t il) {
   LayerSpec l;
   l.mixer = MixerKind::attention;
@@ -132,10 +151,12 @@ LayerSpec transformer_layer(const ModelConfig& c, uint32_t il) {
   a.n_head_kv = c.layer_n_head_kv[il];
   a.head_dim_k = c.head_dim_k;
   a.head_dim_v = c.head_dim_v;
-  a.rope = {c.n_rot, ops::RopeStyle::normal, c.rope_freq_base, c.rope_freq_scale, true};
-  a.scale = 1.0f / std::sqrt(static_cast<float>(a.head_dim_k));
+  a.rope = {c.n_rot, ops::RopeStyle::normal, c.rope_freq_base, c.rope_freq_scale, true, c.rope_attn_factor};
+  // The file's attention.scale where the family reads one (granite's attention multiplier).
+  a.scale = c.attention_scale != 0.0f ? c.attention_scale : 1.0f / std::sqrt(static_cast<float>(a.head_dim_k));
   l.n_ff = c.layer_n_ff[il];
   l.activation = Activation::silu;
+  l.residual_scale = c.residual_scale;
   return l;
 }
 
@@ -167,6 +188,8 @@ uint64_t resolve_dim(Dim d, const ModelConfig& c, const LayerSpec& l) {
     case Dim::n_pl: return c.per_layer_input.n_embd;
     case Dim::n_pl_all: return uint64_t{c.per_layer_input.n_embd} * c.n_layer;
     case Dim::one: return 1;
+    case Dim::qkv_dim: return uint64_t{a.q_dim()} + a.kv_dim_k() + a.kv_dim_v();
+    case Dim::up_rows: return l.fused_gate_up ? 2 * uint64_t{l.n_ff} : l.n_ff;
   }
   return 0;
 }

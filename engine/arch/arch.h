@@ -36,6 +36,12 @@ enum class Param : uint8_t {
   rope_scaling_factor,   // float, required with linear scaling
   rms_epsilon,           // float
   vocab_size,            // u32 (default the tokenizer's, else token_embd's rows)
+  rope_original_context,  // u32 rope.scaling.original_context_length (default context_length)
+  rope_attn_factor,      // float rope.scaling.attn_factor (default 1)
+  embedding_scale,       // float, multiplies the embeddings (default 0: not at all)
+  residual_scale,        // float, multiplies each block's output (default 0: not at all)
+  attention_scale,       // float, the q.k scale (default 0: 1 / sqrt(head size))
+  logit_scale,           // float, divides the logits (default 1)
   // Read into ModelConfig::values when present; each family gives its own
   // default where it reads one (ModelConfig::value).
   sliding_window,          // u32, positions a sliding-window layer attends to
@@ -77,6 +83,8 @@ enum class Dim : uint8_t {
   attn_out,    // n_head x head_dim_v, the attention output
   head_dim_k,
   rope_pairs,  // n_rot / 2 of the layers that divide by rope_freqs.weight (the first of them)
+  qkv_dim,     // q_dim + kv_dim_k + kv_dim_v: a fused attn_qkv's rows
+  up_rows,     // n_ff, or 2 x n_ff where the gate is fused into ffn_up
   n_pl,        // the per-layer inputs' width (ModelConfig::per_layer_input.n_embd)
   n_pl_all,    // n_pl x n_layer: every layer's per-layer input of a token
   one,         // 1: a scalar
@@ -85,8 +93,9 @@ const char* dim_name(Dim d);
 
 // What a tensor is, which tells the loader how to hold it and synth how to
 // fill it: matrices N(0, 1/sqrt(row length)), norms 1 + N(0, 0.1), biases
-// N(0, 0.5), the llama3 rope factors computed.
-enum class TensorKind : uint8_t { embedding, matrix, norm, bias, rope_factors };
+// N(0, 0.5), the llama3 rope factors and LongRoPE's long and short factors
+// computed.
+enum class TensorKind : uint8_t { embedding, matrix, norm, bias, rope_factors, rope_factors_long, rope_factors_short };
 
 // Where the loader puts a tensor.
 using Slot = std::variant<std::monostate,                    // token_embd (Model keeps the tensor itself)
@@ -127,14 +136,19 @@ void finish_config(ModelConfig& c);
 // The tensors every layer of a pre-norm transformer has whichever family
 // (attn_norm, attn_q/k/v/output, ffn_norm, ffn_gate/up/down), the global ones
 // (token_embd, output_norm, output tied to token_embd when absent,
-// rope_freqs), and the optional per-layer ones switched by the spec (Q/K/V
-// biases, Q/K norms, post-norms).
+// rope_freqs, LongRoPE's rope_factors_long/short), and the optional per-layer
+// ones switched by the spec (Q/K/V biases, Q/K norms, post-norms, a fused
+// attn_qkv in place of attn_q/k/v, ffn_up holding the gate too).
 std::vector<TensorSpec> transformer_tensors();
 // The keys llama.cpp's llama, qwen2 and qwen3 read, in the order its
 // converter writes them, the optional ones written only when they differ from
 // their default; `written` changes that for one key.
 std::vector<KeySpec> transformer_keys();
 std::vector<KeySpec> written(std::vector<KeySpec> keys, Param p, Written w);
+// transformer_keys() as llama.cpp's llama converter (LlamaModel, which
+// smollm3's and granite's extend) writes them: vocab_size and
+// rope.dimension_count always.
+std::vector<KeySpec> llama_converter_keys();
 // The spec llama's layers have (normal RoPE, SwiGLU, 1/sqrt(head_dim) scale),
 // from the per-layer hyperparameters: the base the other families adjust.
 LayerSpec transformer_layer(const ModelConfig& c, uint32_t il);

@@ -9,6 +9,9 @@ namespace engine::arch {
 Architecture llama();
 Architecture qwen2();
 Architecture qwen3();
+Architecture phi3();
+Architecture smollm3();
+Architecture granite();
 Architecture gemma2();
 Architecture gemma3();
 Architecture gemma4();

@@ -1,6 +1,6 @@
 // What one layer computes, as the forward pass reads it (engine/runtime/session.cpp):
-//   x += post_mixer_norm(mixer(attn_norm(x)))
-//   x += post_ffn_norm(ffn_down(act(ffn_gate(xn)) * ffn_up(xn))),  xn = ffn_norm(x)
+//   x += residual_scale * post_mixer_norm(mixer(attn_norm(x)))
+//   x += residual_scale * post_ffn_norm(ffn_down(act(ffn_gate(xn)) * ffn_up(xn))),  xn = ffn_norm(x)
 //   x += per_layer_post_norm(per_layer_proj(gelu(per_layer_gate(x)) * p_l))   with a per-layer input
 //   x *= output_scale                                                          with an output scale
 // The architecture descriptions (engine/arch/) fill one per layer.
@@ -28,7 +28,11 @@ struct RopeSpec {
   ops::RopeStyle style = ops::RopeStyle::normal;
   float freq_base = 10000.0f;
   float freq_scale = 1.0f;  // 1 / linear scaling factor
-  bool freq_factors = false;  // divide by rope_freqs.weight (llama3), when the file has it
+  // Divide by the file's per-pair frequency factors when it has them: llama3's
+  // rope_freqs.weight, or LongRoPE's long or short factors, chosen by the
+  // session's context against the original one (Model::rope_freq_factors).
+  bool freq_factors = false;
+  float attn_factor = 1.0f;  // multiplies cos and sin: LongRoPE's attention factor
 
   bool operator==(const RopeSpec&) const = default;
 };
@@ -52,6 +56,10 @@ struct AttentionSpec {
   uint32_t kv_source = kOwnCache;
 
   bool shares_kv() const { return kv_source != kOwnCache; }
+  // One attn_qkv.weight of q_dim + kv_dim_k + kv_dim_v rows instead of three
+  // matrices: one matmul writes each token's Q, K and V side by side, and the
+  // mixer reads them where they lie.
+  bool fused_qkv = false;
 
   uint32_t q_dim() const { return n_head * head_dim_k; }
   uint32_t kv_dim_k() const { return n_head_kv * head_dim_k; }
@@ -64,6 +72,10 @@ struct LayerSpec {
   AttentionSpec attention;  // when mixer == attention
   uint32_t n_ff = 0;
   Activation activation = Activation::silu;
+  // ffn_up.weight of 2 x n_ff rows, the gate's first, and no ffn_gate.weight:
+  // one matmul, the activation reads both halves of each row.
+  bool fused_gate_up = false;
+  float residual_scale = 1.0f;   // multiplies each block's output before it is added to x
   bool post_mixer_norm = false;  // post_attention_norm.weight on the mixer's output
   bool post_ffn_norm = false;    // post_ffw_norm.weight on the FFN's output
   // The layer's slice p_l of the per-layer inputs (ModelConfig::per_layer_input)

@@ -8,9 +8,7 @@ namespace engine::arch {
 Architecture llama() {
   Architecture a;
   a.name = "llama";
-  // As convert_hf_to_gguf.py writes them: vocab_size and rope.dimension_count always.
-  a.keys = written(written(transformer_keys(), Param::vocab_size, Written::always), Param::rope_dimension_count,
-                   Written::always);
+  a.keys = llama_converter_keys();
   a.tensors = transformer_tensors();
   a.layer = transformer_layer;
   return a;

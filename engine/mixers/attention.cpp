@@ -44,9 +44,7 @@ AttentionMixer::AttentionMixer(const ModelConfig& c, uint32_t n_batch, uint32_t 
                                size_t n_threads)
     : rows_(rows_attended(c, n_ctx)) {
   const size_t b = n_batch;
-  q_.resize(b * c.q_dim());
-  k_.resize(b * c.kv_dim_k());
-  v_.resize(b * c.kv_dim_v());
+  qkv_.resize(b * (c.q_dim() + c.kv_dim_k() + c.kv_dim_v()));
   att_.resize(b * c.n_head * c.head_dim_v);
   scores_.resize(n_threads * group_size(c) * rows_);
   const bool windowed = std::any_of(c.layers.begin(), c.layers.end(), [](const LayerSpec& l) {
@@ -59,15 +57,27 @@ AttentionMixer::AttentionMixer(const ModelConfig& c, uint32_t n_batch, uint32_t 
 void AttentionMixer::forward(Compute& compute, const AttentionSpec& a, const LayerWeights& w, AttentionCache& cache,
                              const float* rope, float rms_eps, uint32_t n_past, uint32_t n, float* xn) {
   // q, k, v = xn Wq^T, xn Wk^T, xn Wv^T (k and v only for a layer with a
-  // cache of its own, v only with a V projection), then per token biases,
-  // norms, RoPE and the cache; attention over the cache; the output
-  // projection into xn.
-  if (a.shares_kv()) {
-    compute.linear(w.wq, xn, n, q_.data());
-  } else if (a.v_from_k) {
-    compute.linear_same_input(xn, n, {{&w.wq, q_.data()}, {&w.wk, k_.data()}});
+  // cache of its own, v only with a V projection; all three from one matmul
+  // with a fused attn_qkv), then per token biases, norms, RoPE and the cache;
+  // attention over the cache; the output projection into xn.
+  const size_t q_dim = a.q_dim(), k_dim = a.kv_dim_k(), v_dim = a.kv_dim_v();
+  if (a.fused_qkv) {
+    const size_t stride = q_dim + k_dim + v_dim;
+    q_ = {qkv_.data(), stride};
+    k_ = {qkv_.data() + q_dim, stride};
+    v_ = {qkv_.data() + q_dim + k_dim, stride};
+    compute.linear(w.wqkv, xn, n, qkv_.data());
   } else {
-    compute.linear_same_input(xn, n, {{&w.wq, q_.data()}, {&w.wk, k_.data()}, {&w.wv, v_.data()}});
+    q_ = {qkv_.data(), q_dim};
+    k_ = {q_.base + n * q_dim, k_dim};
+    v_ = {k_.base + n * k_dim, v_dim};
+    if (a.shares_kv()) {
+      compute.linear(w.wq, xn, n, q_.base);
+    } else if (a.v_from_k) {
+      compute.linear_same_input(xn, n, {{&w.wq, q_.base}, {&w.wk, k_.base}});
+    } else {
+      compute.linear_same_input(xn, n, {{&w.wq, q_.base}, {&w.wk, k_.base}, {&w.wv, v_.base}});
+    }
   }
   compute.parallel_range(n, 1, [&](size_t first, size_t last) {
     for (size_t i = first; i < last; ++i) {
@@ -83,7 +93,7 @@ void AttentionMixer::forward(Compute& compute, const AttentionSpec& a, const Lay
 // Token i's Q after its matmul: bias, RMSNorm per head, RoPE.
 void AttentionMixer::finish_q(const AttentionSpec& a, const LayerWeights& w, const float* rope, float rms_eps,
                               uint32_t i) {
-  float* q = &q_[size_t{i} * a.q_dim()];
+  float* q = q_.row(i);
   if (a.qkv_bias) ops::add(q, w.q_bias.data(), a.q_dim());
   const float* cs = rope + size_t{i} * a.rope.n_rot;  // the table is empty when n_rot is 0
   for (uint32_t h = 0; h < a.n_head; ++h) {
@@ -98,8 +108,8 @@ void AttentionMixer::finish_q(const AttentionSpec& a, const LayerWeights& w, con
 // cache at the token's position.
 void AttentionMixer::finish_kv(const AttentionSpec& a, const LayerWeights& w, AttentionCache& cache,
                                const float* rope, float rms_eps, uint32_t pos, uint32_t i) {
-  float* k = &k_[size_t{i} * a.kv_dim_k()];
-  float* v = &v_[size_t{i} * a.kv_dim_v()];
+  float* k = k_.row(i);
+  float* v = v_.row(i);
   if (a.qkv_bias) {
     ops::add(k, w.k_bias.data(), a.kv_dim_k());
     ops::add(v, w.v_bias.data(), a.kv_dim_v());
@@ -139,7 +149,7 @@ void AttentionMixer::attend(Compute& compute, const AttentionSpec& a, const Atte
       for (uint32_t i = first; i < last; ++i) {
         const uint32_t from = first_visible(a, n_past + i);
         const uint32_t n_seen = n_past + i + 1 - from;  // positions token i attends to
-        const float* q = &q_[size_t{i} * a.q_dim() + size_t{kvh} * group * hd];
+        const float* q = q_.row(i) + size_t{kvh} * group * hd;
         ops::dot_rows(q, hd, group, keys + size_t{from - lo} * hd, hd, n_seen, hd, a.scale, scores, rows_);
         for (uint32_t h = 0; h < group; ++h) {
           float* row = scores + size_t{h} * rows_;

@@ -1,6 +1,7 @@
 // The attention mixer: causal multi-head attention with grouped-query KV
 // heads over an attention layer's cache, as its AttentionSpec says (biases,
-// Q/K/V norms, RoPE, scale, soft-cap, V from K, another layer's cache). One
+// Q/K/V norms, RoPE, scale, soft-cap, V from K, another layer's cache, a
+// fused QKV projection). One
 // object per session holds the scratch every attention layer shares; other
 // mixer kinds go in files beside this one.
 #pragma once
@@ -50,10 +51,19 @@ class AttentionMixer {
   // converted for 16 x group queries instead of one.
   static constexpr uint32_t kChunk = 16;
 
+  // Token i's row of Q, K or V: at base + i * stride.
+  struct Rows {
+    float* base = nullptr;
+    size_t stride = 0;
+    float* row(size_t i) const { return base + i * stride; }
+  };
+
   uint32_t rows_;  // rows_attended: the stride of scores_ and kv_rows_
-  std::vector<float> q_;        // (B, q_dim)
-  std::vector<float> k_;        // (B, kv_dim_k)
-  std::vector<float> v_;        // (B, kv_dim_v)
+  // (B, q_dim + kv_dim_k + kv_dim_v): with separate projections Q (B, q_dim),
+  // then K (B, kv_dim_k), then V (B, kv_dim_v); with a fused attn_qkv one row
+  // per token holding its Q, K and V side by side, as the matmul wrote it.
+  std::vector<float> qkv_;
+  Rows q_, k_, v_;  // the current layer's rows in qkv_
   std::vector<float> att_;      // (B, n_head * head_dim_v) attention output
   std::vector<float> scores_;   // (threads, group, rows_) attention weights of a KV head's query heads
   std::vector<float> kv_rows_;  // (threads, rows_, head_dim_k + head_dim_v) one KV head's history

@@ -213,6 +213,18 @@ void Model::embed_per_layer(int32_t token, float* p) const {
             p);
 }
 
+const std::vector<float>& Model::rope_freq_factors(uint32_t n_ctx) const {
+  if (!globals_.rope_freqs.empty()) return globals_.rope_freqs;
+  return n_ctx > config_.n_ctx_orig ? globals_.rope_long : globals_.rope_short;
+}
+
+std::string Model::rope_factors_note(uint32_t n_ctx) const {
+  if (!globals_.rope_freqs.empty() || (globals_.rope_long.empty() && globals_.rope_short.empty())) return "";
+  const bool use_long = n_ctx > config_.n_ctx_orig;
+  return std::string(", LongRoPE ") + (use_long ? "long" : "short") + " factors (context " + std::to_string(n_ctx) +
+         (use_long ? " > " : " <= ") + "original " + std::to_string(config_.n_ctx_orig) + ")";
+}
+
 uint64_t Model::weight_bytes() const {
   uint64_t total = 0;
   for (const Linear* l : matrices_) total += *gguf::row_bytes(l->type, l->in) * l->out;

@@ -41,8 +41,15 @@ class Model {
   const std::vector<float>& output_norm() const { return globals_.output_norm; }
   const Linear& output() const { return globals_.output; }
   const GlobalWeights& globals() const { return globals_; }
-  // Llama 3 per-pair frequency divisors (rope_freqs.weight), empty when absent.
-  const std::vector<float>& rope_freq_factors() const { return globals_.rope_freqs; }
+  // The per-pair RoPE frequency divisors a session of n_ctx positions uses, as
+  // llama.cpp picks them: Llama 3's rope_freqs.weight when the file has it,
+  // else LongRoPE's long factors when n_ctx exceeds the original context
+  // (rope.scaling.original_context_length) and its short ones otherwise;
+  // empty when the file has none.
+  const std::vector<float>& rope_freq_factors(uint32_t n_ctx) const;
+  // Which LongRoPE factors that is and why, for the session's log line: ", LongRoPE long factors
+  // (context 8192 > original 4096)"; empty without LongRoPE factors.
+  std::string rope_factors_note(uint32_t n_ctx) const;
 
   // Bytes of weights read per generated token (every matrix once).
   uint64_t weight_bytes() const;

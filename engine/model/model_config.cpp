@@ -74,20 +74,30 @@ class Keys {
   const arch::Architecture& a_;
 };
 
+void check_tensor_count(const gguf::File& f, uint32_t n_layer, uint64_t needed) {
+  if (needed > f.tensors().size()) {
+    fail(f, "block_count " + std::to_string(n_layer) + " needs at least " + std::to_string(needed) +
+                " tensors, the file has " + std::to_string(f.tensors().size()));
+  }
+}
+
 // Each block has at least the description's unconditional per-layer tensors:
 // a block_count the tensor list cannot back is refused before anything is
 // sized by it.
 void check_block_count(const gguf::File& f, const arch::Architecture& a, uint32_t n_layer) {
   uint64_t per_layer = 0;
-  // A tensor switched by the spec counts when a plain layer (the default
-  // spec: its own keys and values, no norms or inputs beyond llama's) has it.
-  for (const arch::TensorSpec& t : a.tensors) {
-    per_layer += t.per_layer && t.required && (t.present == nullptr || t.present(LayerSpec{}));
+  for (const arch::TensorSpec& t : a.tensors) per_layer += t.per_layer && t.required && t.present == nullptr;
+  check_tensor_count(f, n_layer, uint64_t{n_layer} * per_layer);
+}
+
+// Once the layer specs are known, the tensors each one requires (a fused
+// attn_qkv or attn_q, attn_k and attn_v): the same refusal, exact.
+void check_layer_tensors(const gguf::File& f, const ModelConfig& c) {
+  uint64_t needed = 0;
+  for (const LayerSpec& l : c.layers) {
+    for (const arch::TensorSpec& t : c.arch->tensors) needed += t.per_layer && t.required && (t.present == nullptr || t.present(l));
   }
-  if (uint64_t{n_layer} * per_layer > f.tensors().size()) {
-    fail(f, "block_count " + std::to_string(n_layer) + " needs at least " + std::to_string(n_layer * per_layer) +
-                " tensors, the file has " + std::to_string(f.tensors().size()));
-  }
+  check_tensor_count(f, c.n_layer, needed);
 }
 
 void read_sizes(const Keys& k, ModelConfig& c) {
@@ -145,18 +155,42 @@ void read_rope_and_norm(const Keys& k, ModelConfig& c) {
   c.rope_freq_base = static_cast<float>(k.f64(P::rope_freq_base).value_or(10000.0));
   if (!(c.rope_freq_base > 0.0f)) fail(f, "rope.freq_base must be positive");
   // As llama.cpp reads them: the type defaults to linear, and a factor is
-  // optional (absent or 0: no scaling).
+  // optional (absent or 0: no scaling). Phi-3's longrope takes its frequency
+  // factors from tensors (Model::rope_freq_factors) and scales by the factor,
+  // when given, as llama.cpp's LONGROPE does (no YaRN ramp).
   const std::string scaling = std::string(k.str(P::rope_scaling_type).value_or("linear"));
-  if (scaling == "linear") {
+  if (scaling == "linear" || scaling == "longrope") {
     const double factor = k.f64(P::rope_scaling_factor).value_or(0.0);
     if (!(factor >= 0.0) || !std::isfinite(factor)) fail(f, "rope.scaling.factor must be positive");
     if (factor > 0.0) c.rope_freq_scale = static_cast<float>(1.0 / factor);
   } else if (scaling != "none") {
-    fail(f, "rope scaling '" + scaling + "' is not supported (supported: none, linear)");
+    fail(f, "rope scaling '" + scaling + "' is not supported (supported: none, linear, longrope)");
   }
   const double eps = f.get_float(k.key(P::rms_epsilon));
   if (!(eps > 0.0 && eps < 1.0)) fail(f, "attention.layer_norm_rms_epsilon must be in (0, 1)");
   c.rms_eps = static_cast<float>(eps);
+}
+
+// The scalings a few families read (llama.cpp's hparams of the same names):
+// a multiplier of 0 or absent means none, as there.
+void read_scalings(const Keys& k, ModelConfig& c) {
+  using P = arch::Param;
+  const gguf::File& f = k.file();
+  c.n_ctx_orig = k.u32_or(P::rope_original_context, c.n_ctx_train);
+  const auto finite = [&](P p, double fallback) {
+    const double v = k.f64(p).value_or(fallback);
+    if (!std::isfinite(v)) fail(f, "metadata '" + k.key(p) + "' is not a finite number");
+    return static_cast<float>(v);
+  };
+  c.rope_attn_factor = finite(P::rope_attn_factor, 1.0);
+  if (const float s = finite(P::embedding_scale, 0.0); s != 0.0f) c.embed_scale = s;
+  if (const float s = finite(P::residual_scale, 0.0); s != 0.0f) c.residual_scale = s;
+  c.attention_scale = finite(P::attention_scale, 0.0);
+  if (const arch::KeySpec* ks = arch::find_key(*c.arch, P::logit_scale); ks != nullptr && ks->required) {
+    f.get_float(k.key(P::logit_scale));  // throws: the key is missing
+  }
+  c.logit_scale = finite(P::logit_scale, 1.0);
+  if (c.logit_scale == 0.0f) fail(f, "metadata '" + k.key(P::logit_scale) + "' is 0 (the logits are divided by it)");
 }
 
 void read_vocab_size(const Keys& k, ModelConfig& c) {
@@ -265,6 +299,7 @@ ModelConfig ModelConfig::from_gguf(const gguf::File& f) {
   read_rope_and_norm(keys, c);
   read_vocab_size(keys, c);
   read_values(keys, c);
+  read_scalings(keys, c);
   c.layer_without_v.resize(c.n_layer);
   for (uint32_t il = 0; il < c.n_layer; ++il) {
     c.layer_without_v[il] = f.find_tensor("blk." + std::to_string(il) + ".attn_v.weight") == nullptr;
@@ -275,6 +310,7 @@ ModelConfig ModelConfig::from_gguf(const gguf::File& f) {
     fail(f, e.what());
   }
   check_layers(f, c);
+  check_layer_tensors(f, c);
   // The scratch is sized by the largest head of any layer (gemma4's
   // sliding-window layers have their own size).
   for (const LayerSpec& l : c.layers) {
@@ -298,7 +334,14 @@ std::string ModelConfig::describe() const {
   // cast of 4.7e27 to int64 is undefined; found by the model_loader fuzzer).
   char base[32];
   std::snprintf(base, sizeof base, "%g", static_cast<double>(rope.freq_base));
-  return s + base;
+  s += base;
+  const bool windowed = std::any_of(layers.begin(), layers.end(), [](const LayerSpec& l) { return l.attention.window != 0; });
+  if (const auto sliding_window = static_cast<uint64_t>(value(arch::Param::sliding_window, 0));
+      sliding_window != 0 && !windowed) {
+    s += "; the file's sliding window of " + std::to_string(sliding_window) +
+         " positions is not applied (as llama.cpp does not for this architecture)";
+  }
+  return s;
 }
 
 }  // namespace engine

@@ -39,7 +39,12 @@ struct ModelConfig {
   float rope_freq_base = 10000.0f;  // <arch>.rope.freq_base
   float rope_freq_scale = 1.0f;     // 1 / <arch>.rope.scaling.factor for linear scaling
   float rms_eps = 0.0f;             // <arch>.attention.layer_norm_rms_epsilon (required)
+  uint32_t n_ctx_orig = 0;          // <arch>.rope.scaling.original_context_length (default n_ctx_train)
+  float rope_attn_factor = 1.0f;    // <arch>.rope.scaling.attn_factor: multiplies RoPE's cos and sin
   float embed_scale = 1.0f;         // the embeddings are multiplied by it (1: not at all)
+  float residual_scale = 1.0f;      // <arch>.residual_scale: each block's output is multiplied by it
+  float attention_scale = 0.0f;     // <arch>.attention.scale: the q.k scale (0: 1 / sqrt(head size))
+  float logit_scale = 1.0f;         // <arch>.logit_scale: the logits are divided by it
   float final_softcap = 0.0f;       // logits = softcap * tanh(logits / softcap); 0: none
   // Per-layer inputs (Gemma 4's per-layer embeddings): for each token, n_embd
   // values for every layer, from a table of their own plus a projection of

@@ -33,7 +33,8 @@ struct LayerWeights {
   std::vector<float> q_norm;          // (head_dim_k), when the spec has qk_norm
   std::vector<float> k_norm;          // (head_dim_k)
   Linear wq, wk, wv, wo;              // (q_dim, n_embd) (kv_dim_k, n_embd) (kv_dim_v, n_embd) (n_embd, attn_out)
-  Linear w_gate, w_up, w_down;        // (n_ff, n_embd) (n_ff, n_embd) (n_embd, n_ff)
+  Linear wqkv;                        // (q_dim + kv_dim_k + kv_dim_v, n_embd), when the spec has fused_qkv
+  Linear w_gate, w_up, w_down;        // (n_ff, n_embd) (n_ff or 2 n_ff, n_embd) (n_embd, n_ff)
   // When the spec has per_layer_input (n_pl = ModelConfig::per_layer_input.n_embd):
   Linear per_layer_gate, per_layer_proj;  // (n_pl, n_embd) (n_embd, n_pl)
   std::vector<float> per_layer_post_norm;  // (n_embd)
@@ -48,6 +49,8 @@ struct GlobalWeights {
   const gguf::TensorInfo* per_layer_token_embd = nullptr;  // (n_vocab, n_pl_all), read a row at a time
   Linear per_layer_model_proj;                             // (n_pl_all, n_embd)
   std::vector<float> per_layer_proj_norm;                  // (n_pl)
+  std::vector<float> rope_long;    // (n_rot / 2) LongRoPE's divisors past the original context, or empty
+  std::vector<float> rope_short;   // (n_rot / 2) LongRoPE's divisors within it, or empty
 };
 
 }  // namespace engine

@@ -16,11 +16,12 @@ void rmsnorm(float* out, const float* x, const float* weight, size_t n, float ep
 // x[i] = exp(x[i] - max) / sum, in place, over n values.
 void softmax(float* x, size_t n);
 
-// gate[i] = silu(gate[i]) * up[i] (SwiGLU).
-void silu_mul(float* gate, const float* up, size_t n);
-// gate[i] = gelu(gate[i]) * up[i] (GeGLU), GELU's tanh approximation:
+// out[i] = silu(gate[i]) * up[i] (SwiGLU); out may be gate (in place). Out of
+// place it reads the two halves of a fused gate/up row into a row of its own.
+void silu_mul(float* out, const float* gate, const float* up, size_t n);
+// out[i] = gelu(gate[i]) * up[i] (GeGLU), GELU's tanh approximation:
 // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
-void gelu_mul(float* gate, const float* up, size_t n);
+void gelu_mul(float* out, const float* gate, const float* up, size_t n);
 
 // y[i] += x[i].
 void add(float* y, const float* x, size_t n);

@@ -41,23 +41,23 @@ void softmax(float* x, size_t n) {
   for (; i < n; ++i) x[i] *= inv;
 }
 
-void silu_mul(float* gate, const float* up, size_t n) {
+void silu_mul(float* out, const float* gate, const float* up, size_t n) {
   const Batch one(1.0f);
   for_each_vector(n, [&](size_t i, size_t count) {
     const Batch g = load_part(gate + i, count);
-    store_part(g / (one + exp_approx(-g)) * load_part(up + i, count), gate + i, count);
+    store_part(g / (one + exp_approx(-g)) * load_part(up + i, count), out + i, count);
   });
 }
 
 // tanh(y) = 1 - 2 / (exp(2y) + 1): exp_approx overflows to +inf for large y
 // (tanh 1) and underflows to 0 for very negative y (tanh -1), never NaN.
-void gelu_mul(float* gate, const float* up, size_t n) {
+void gelu_mul(float* out, const float* gate, const float* up, size_t n) {
   const Batch one(1.0f), two(2.0f), half(0.5f), c0(0.7978845608028654f), c1(0.044715f);
   for_each_vector(n, [&](size_t i, size_t count) {
     const Batch g = load_part(gate + i, count);
     const Batch y = c0 * (g + c1 * g * g * g);
     const Batch t = one - two / (exp_approx(two * y) + one);
-    store_part(half * g * (one + t) * load_part(up + i, count), gate + i, count);
+    store_part(half * g * (one + t) * load_part(up + i, count), out + i, count);
   });
 }
 

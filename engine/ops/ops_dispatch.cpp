@@ -109,8 +109,8 @@ void fp16_to_fp32(const uint16_t* x, float* y, size_t n) { isa_ops().fp16_to_fp3
 
 void softmax(float* x, size_t n) { isa_ops().softmax(x, n); }
 
-void silu_mul(float* gate, const float* up, size_t n) { isa_ops().silu_mul(gate, up, n); }
+void silu_mul(float* out, const float* gate, const float* up, size_t n) { isa_ops().silu_mul(out, gate, up, n); }
 
-void gelu_mul(float* gate, const float* up, size_t n) { isa_ops().gelu_mul(gate, up, n); }
+void gelu_mul(float* out, const float* gate, const float* up, size_t n) { isa_ops().gelu_mul(out, gate, up, n); }
 
 }  // namespace engine::ops

@@ -31,8 +31,8 @@ struct IsaOps {
   bool f16_rows_in_place;
   void (*fp16_to_fp32)(const uint16_t* x, float* y, size_t n);
   void (*softmax)(float* x, size_t n);
-  void (*silu_mul)(float* gate, const float* up, size_t n);
-  void (*gelu_mul)(float* gate, const float* up, size_t n);
+  void (*silu_mul)(float* out, const float* gate, const float* up, size_t n);
+  void (*gelu_mul)(float* out, const float* gate, const float* up, size_t n);
 };
 
 // Every variant compiled in that this CPU can run, best first (tests run each).
@@ -66,7 +66,7 @@ void weighted_rows_f16(const float* w, size_t w_stride, size_t n_w, const uint16
 void fp16_to_fp32(const uint16_t* x, float* y, size_t n);
 extern const bool kF16RowsInPlace;
 void softmax(float* x, size_t n);
-void silu_mul(float* gate, const float* up, size_t n);
-void gelu_mul(float* gate, const float* up, size_t n);
+void silu_mul(float* out, const float* gate, const float* up, size_t n);
+void gelu_mul(float* out, const float* gate, const float* up, size_t n);
 }  // namespace engine::ops::ENGINE_OPS_ISA
 #endif

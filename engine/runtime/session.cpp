@@ -34,7 +34,7 @@ Session::Session(const Model& model, const SessionParams& params)
   x_.resize(b * c_.n_embd);
   xn_.resize(b * c_.n_embd);
   gate_.resize(b * c_.n_ff);
-  up_.resize(b * c_.n_ff);
+  up_.resize(b * ffn_up_width(c_));
   const size_t n_pl = c_.per_layer_input.n_embd;
   per_layer_.resize(b * n_pl * c_.n_layer);
   per_layer_proj_.resize(b * n_pl * c_.n_layer);
@@ -48,7 +48,7 @@ Session::Session(const Model& model, const SessionParams& params)
   log_debug("session: context " + std::to_string(n_ctx_) + " tokens, batch " + std::to_string(n_batch_) +
             ", KV cache " + kv_.size().describe() + ", scratch " +
             format_bytes(memory_.scratch_bytes) + ", " + std::to_string(compute_.n_threads()) +
-            (compute_.n_threads() == 1 ? " thread" : " threads"));
+            (compute_.n_threads() == 1 ? " thread" : " threads") + model.rope_factors_note(n_ctx_));
 }
 
 void Session::eval(std::span<const int32_t> tokens, bool all_logits) {
@@ -116,13 +116,13 @@ void Session::eval_layers(const int32_t* tokens, uint32_t n, Logits wanted) {
     rmsnorm_rows(n, x_.data(), w.attn_norm.data(), xn_.data());
     mix(l, spec, w, n);  // xn: (n, d) the block's output
     if (spec.post_mixer_norm) rmsnorm_rows(n, xn_.data(), w.post_attn_norm.data(), xn_.data());
-    add_rows(n);
+    add_rows(n, spec.residual_scale);
 
     // x += post_norm(ffn(norm(x)))
     rmsnorm_rows(n, x_.data(), w.ffn_norm.data(), xn_.data());
     feed_forward(spec, w, n);
     if (spec.post_ffn_norm) rmsnorm_rows(n, xn_.data(), w.post_ffn_norm.data(), xn_.data());
-    add_rows(n);
+    add_rows(n, spec.residual_scale);
 
     // x += post_norm(proj(gelu(gate(x)) * p_l)), x *= output_scale
     if (spec.per_layer_input) add_per_layer_input(l, w, n);
@@ -147,6 +147,8 @@ void Session::eval_layers(const int32_t* tokens, uint32_t n, Logits wanted) {
     logits_.resize(before + size_t{rows} * c_.n_vocab);
     float* logits = logits_.data() + before;
     compute_.linear(model_.output(), xn_.data(), rows, logits);
+    // Divided as llama.cpp does it (granite): times the float reciprocal.
+    if (c_.logit_scale != 1.0f) ops::scale(logits, 1.0f / c_.logit_scale, size_t{rows} * c_.n_vocab);
     if (c_.final_softcap > 0.0f) ops::softcap(logits, c_.final_softcap, size_t{rows} * c_.n_vocab);
     check_finite(model_, logits, rows, c_.n_vocab, n_past_ + first, -1);
   }
@@ -163,12 +165,31 @@ void Session::mix(uint32_t l, const LayerSpec& spec, const LayerWeights& w, uint
 }
 
 void Session::feed_forward(const LayerSpec& spec, const LayerWeights& w, uint32_t n) {
-  compute_.linear_same_input(xn_.data(), n, {{&w.w_gate, gate_.data()}, {&w.w_up, up_.data()}});
-  // In pieces of 1024 values (whole vectors), so decode splits it too.
-  compute_.parallel_range(size_t{n} * spec.n_ff, 1024, [&](size_t first, size_t last) {
-    switch (spec.activation) {
-      case Activation::silu: ops::silu_mul(gate_.data() + first, up_.data() + first, last - first); break;
-      case Activation::gelu: ops::gelu_mul(gate_.data() + first, up_.data() + first, last - first); break;
+  const size_t n_ff = spec.n_ff;
+  // The activation's inputs: row i's gate at gate_in + i * stride, its up at up_in + i * stride.
+  const float* gate_in = gate_.data();
+  const float* up_in = up_.data();
+  size_t stride = n_ff;
+  if (spec.fused_gate_up) {
+    compute_.linear(w.w_up, xn_.data(), n, up_.data());  // up: (n, 2 n_ff) each row's gate, then its up
+    gate_in = up_.data();
+    up_in = up_.data() + n_ff;
+    stride = 2 * n_ff;
+  } else {
+    compute_.linear_same_input(xn_.data(), n, {{&w.w_gate, gate_.data()}, {&w.w_up, up_.data()}});
+  }
+  // gate: (n, n_ff) = act(gate) * up. In pieces of 1024 values (whole
+  // vectors), so decode splits it too; a piece is cut where a row ends.
+  compute_.parallel_range(size_t{n} * n_ff, 1024, [&](size_t first, size_t last) {
+    for (size_t at = first; at < last;) {
+      const size_t row = at / n_ff, col = at % n_ff;
+      const size_t count = std::min(last - at, n_ff - col);
+      const size_t in = row * stride + col;
+      switch (spec.activation) {
+        case Activation::silu: ops::silu_mul(gate_.data() + at, gate_in + in, up_in + in, count); break;
+        case Activation::gelu: ops::gelu_mul(gate_.data() + at, gate_in + in, up_in + in, count); break;
+      }
+      at += count;
     }
   });
   compute_.linear(w.w_down, gate_.data(), n, xn_.data());
@@ -206,11 +227,12 @@ void Session::add_per_layer_input(uint32_t l, const LayerWeights& w, uint32_t n)
   const size_t all = size_t{n_pl} * c_.n_layer;
   compute_.linear(w.per_layer_gate, x_.data(), n, per_layer_gate_.data());  // (n, n_pl)
   for (size_t i = 0; i < n; ++i) {
-    ops::gelu_mul(&per_layer_gate_[i * n_pl], &per_layer_[i * all + size_t{l} * n_pl], n_pl);
+    float* gate = &per_layer_gate_[i * n_pl];
+    ops::gelu_mul(gate, gate, &per_layer_[i * all + size_t{l} * n_pl], n_pl);
   }
   compute_.linear(w.per_layer_proj, per_layer_gate_.data(), n, xn_.data());  // (n, n_embd)
   rmsnorm_rows(n, xn_.data(), w.per_layer_post_norm.data(), xn_.data());
-  add_rows(n);
+  add_rows(n, 1.0f);
 }
 
 void Session::rmsnorm_rows(uint32_t n, const float* in, const float* weight, float* out) {
@@ -220,23 +242,27 @@ void Session::rmsnorm_rows(uint32_t n, const float* in, const float* weight, flo
   });
 }
 
-// x += xn (the residual connection), row by row.
-void Session::add_rows(uint32_t n) {
+// x += scale * xn (the residual connection), row by row.
+void Session::add_rows(uint32_t n, float scale) {
   const uint32_t d = c_.n_embd;
   compute_.parallel_range(n, 1, [&](size_t first, size_t last) {
-    for (size_t i = first; i < last; ++i) ops::add(&x_[i * d], &xn_[i * d], d);
+    for (size_t i = first; i < last; ++i) {
+      if (scale != 1.0f) ops::scale(&xn_[i * d], scale, d);
+      ops::add(&x_[i * d], &xn_[i * d], d);
+    }
   });
 }
 
 void Session::set_profile(Profile* profile) { compute_.set_profile(profile); }
 
 // cos/sin of every rotated pair for each new token's position, in double:
-// theta = pos * freq_scale * base^(-2j / n_rot) / freq_factor[j].
+// theta = pos * freq_scale * base^(-2j / n_rot) / freq_factor[j], both times
+// the attention factor.
 const float* Session::rope_table(const RopeSpec& spec, uint32_t n) {
   RopeTable& t = *std::find_if(rope_.begin(), rope_.end(), [&](const RopeTable& r) { return r.spec == spec; });
   if (t.batch == batch_) return t.cos_sin.data();
   t.batch = batch_;
-  const std::vector<float>& factors = model_.rope_freq_factors();
+  const std::vector<float>& factors = model_.rope_freq_factors(n_ctx_);
   const bool divide = spec.freq_factors && !factors.empty();
   for (uint32_t i = 0; i < n; ++i) {
     const double pos = n_past_ + i;
@@ -246,8 +272,8 @@ const float* Session::rope_table(const RopeSpec& spec, uint32_t n) {
     for (uint32_t j = 0; j < spec.n_rot / 2; ++j) {
       double theta = pos * spec.freq_scale * std::pow(static_cast<double>(spec.freq_base), -2.0 * j / spec.n_rot);
       if (divide) theta /= factors[j];
-      cs[2 * j] = static_cast<float>(std::cos(theta));
-      cs[2 * j + 1] = static_cast<float>(std::sin(theta));
+      cs[2 * j] = static_cast<float>(std::cos(theta)) * spec.attn_factor;
+      cs[2 * j + 1] = static_cast<float>(std::sin(theta)) * spec.attn_factor;
     }
   }
   return t.cos_sin.data();

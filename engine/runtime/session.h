@@ -74,7 +74,8 @@ class Session {
   void eval_layers(const int32_t* tokens, uint32_t n, Logits wanted);
   // xn = mixer(xn) for layer l, by the kind its spec names.
   void mix(uint32_t l, const LayerSpec& spec, const LayerWeights& w, uint32_t n);
-  // xn = W_down (act(xn W_gate^T) * (xn W_up^T)).
+  // xn = W_down (act(xn W_gate^T) * (xn W_up^T)), the gate's rows the first
+  // half of W_up's where the spec fuses them.
   void feed_forward(const LayerSpec& spec, const LayerWeights& w, uint32_t n);
   // The batch's per-layer inputs into per_layer_, and layer l's added to x.
   void per_layer_inputs(const int32_t* tokens, uint32_t n);
@@ -83,7 +84,8 @@ class Session {
   const float* rope_table(const RopeSpec& spec, uint32_t n);
   // out = rmsnorm(in) * weight, row by row (out may be in).
   void rmsnorm_rows(uint32_t n, const float* in, const float* weight, float* out);
-  void add_rows(uint32_t n);
+  // x += scale * xn, row by row (xn is scaled in place).
+  void add_rows(uint32_t n, float scale);
 
   const Model& model_;
   const ModelConfig& c_;
@@ -100,8 +102,8 @@ class Session {
   // Scratch, sized for n_batch tokens (B):
   std::vector<float> x_;        // (B, n_embd) the residual stream
   std::vector<float> xn_;       // (B, n_embd) normalized input of a block, then its output
-  std::vector<float> gate_;     // (B, n_ff)
-  std::vector<float> up_;       // (B, n_ff)
+  std::vector<float> gate_;     // (B, n_ff) the gate's projection, then the activation's output
+  std::vector<float> up_;       // (B, n_ff), or (B, 2 n_ff) gate then up where they are fused
   // With per-layer inputs (n_pl = ModelConfig::per_layer_input.n_embd, else empty):
   std::vector<float> per_layer_;       // (B, n_layer, n_pl) every layer's input
   std::vector<float> per_layer_proj_;  // (B, n_layer, n_pl) the embeddings' projection

@@ -40,6 +40,12 @@ std::string bytes_text(uint64_t bytes) { return std::to_string(bytes) + " bytes 
 
 }  // namespace
 
+uint64_t ffn_up_width(const ModelConfig& c) {
+  uint64_t width = c.n_ff;
+  for (const LayerSpec& l : c.layers) width = std::max<uint64_t>(width, l.fused_gate_up ? 2 * uint64_t{l.n_ff} : l.n_ff);
+  return width;
+}
+
 SessionMemory session_memory_needed(const ModelConfig& c, uint32_t n_ctx, uint32_t n_batch, KvType kv_type,
                                     size_t n_threads) {
   SessionMemory m;
@@ -56,7 +62,7 @@ SessionMemory session_memory_needed(const ModelConfig& c, uint32_t n_ctx, uint32
   const uint64_t per_layer = uint64_t{c.per_layer_input.n_embd} * (2 * uint64_t{c.n_layer} + 1);
   uint64_t per_row = per_layer;
   for (uint64_t n : {uint64_t{c.n_embd}, uint64_t{c.n_embd}, uint64_t{c.q_dim()}, uint64_t{c.kv_dim_k()},
-                     uint64_t{c.kv_dim_v()}, att, uint64_t{c.n_ff}, uint64_t{c.n_ff}, uint64_t{c.n_rot},
+                     uint64_t{c.kv_dim_v()}, att, uint64_t{c.n_ff}, ffn_up_width(c), uint64_t{c.n_rot},
                      uint64_t{c.n_vocab}, std::max<uint64_t>({c.n_embd, c.n_ff, c.q_dim(), att})}) {
     per_row = add(per_row, n);
   }

@@ -22,6 +22,10 @@ struct SessionMemory {
   uint64_t total() const { return kv_bytes > UINT64_MAX - scratch_bytes ? UINT64_MAX : kv_bytes + scratch_bytes; }
 };
 
+// The widest ffn_up output of any layer: n_ff, or 2 n_ff where a layer's
+// gate is fused into it.
+uint64_t ffn_up_width(const ModelConfig& c);
+
 SessionMemory session_memory_needed(const ModelConfig& c, uint32_t n_ctx, uint32_t n_batch, KvType kv_type,
                                     size_t n_threads);
 

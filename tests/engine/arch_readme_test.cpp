@@ -90,6 +90,15 @@ const Trait kTraits[] = {
     {"scaled embeddings", [](const LayerSpec&, const ModelConfig& c) { return c.embed_scale != 1.0f; }},
     {"per-layer inputs", [](const LayerSpec& l, const ModelConfig&) { return l.per_layer_input; }},
     {"KV shared", [](const LayerSpec& l, const ModelConfig&) { return l.attention.shares_kv(); }},
+    {"fused QKV", [](const LayerSpec& l, const ModelConfig&) { return l.attention.fused_qkv; }},
+    {"gate fused into ffn_up", [](const LayerSpec& l, const ModelConfig&) { return l.fused_gate_up; }},
+    {"LongRoPE", [](const LayerSpec&, const ModelConfig& c) {
+       return engine::arch::find_key(*c.arch, engine::arch::Param::rope_attn_factor) != nullptr;
+     }},
+    {"layers without RoPE", [](const LayerSpec& l, const ModelConfig&) { return l.attention.rope.n_rot == 0; }},
+    {"multipliers", [](const LayerSpec&, const ModelConfig& c) {
+       return engine::arch::find_key(*c.arch, engine::arch::Param::residual_scale) != nullptr;
+     }},
 };
 
 // The `names` in a cell, sorted.

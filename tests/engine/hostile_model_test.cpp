@@ -96,9 +96,11 @@ TEST_F(HostileModel, HyperparametersThatDisagreeWithTheShapes) {
   EXPECT_CONTAINS(msg, "tensor 'blk.0.attn_k.weight' has shape [64, 32], expected [64, 64]");
   msg = load_error(edited({.metadata = [](gguf::Writer& w) { w.set_u32("llama.attention.head_count", 3); }}));
   EXPECT_CONTAINS(msg, "attention.head_count 3 is not a multiple of head_count_kv 4");
-  // More blocks than the file has tensors for: refused before sizing anything by it.
+  // More blocks than the file has tensors for: refused before sizing anything
+  // by it (by the 5 tensors every layer of any spec has), then exactly (the 9
+  // of a llama layer) once the layers' specs are known.
   msg = load_error(edited({.metadata = [](gguf::Writer& w) { w.set_u32("llama.block_count", 4000000000u); }}));
-  EXPECT_CONTAINS(msg, "block_count 4000000000 needs at least 36000000000 tensors, the file has 48");
+  EXPECT_CONTAINS(msg, "block_count 4000000000 needs at least 20000000000 tensors, the file has 48");
   msg = load_error(edited({.metadata = [](gguf::Writer& w) { w.set_u32("llama.block_count", 6); }}));
   EXPECT_CONTAINS(msg, "block_count 6 needs at least 54 tensors, the file has 48");
   // Fewer blocks than the file has: the model loads, the extra tensors are unused.

@@ -233,12 +233,16 @@ TEST(Ops, SoftmaxAndSiluMatchTheirDefinitions) {
         const double rel = 1e-6 + (max - x[i]) * 0x1p-23;
         EXPECT_NEAR(soft[i], exact, rel * exact + 1e-30) << "i=" << i;
       }
-      std::vector<float> gate = x;
+      // Out of place (a fused gate/up row's halves into a row of its own):
+      // the gate is read, not written.
+      const std::vector<float> gate = x;
       const std::vector<float> up = random_floats(n, 99);
-      v->silu_mul(gate.data(), up.data(), n);
+      std::vector<float> out(n, -1.0f);
+      v->silu_mul(out.data(), gate.data(), up.data(), n);
+      EXPECT_EQ(gate, x);
       for (size_t i = 0; i < n; ++i) {
         const double exact = double{x[i]} / (1.0 + std::exp(-double{x[i]})) * up[i];
-        EXPECT_NEAR(gate[i], exact, 1e-6 * std::abs(exact) + 1e-30) << "i=" << i << " x=" << x[i];
+        EXPECT_NEAR(out[i], exact, 1e-6 * std::abs(exact) + 1e-30) << "i=" << i << " x=" << x[i];
       }
     }
   }
@@ -254,7 +258,7 @@ TEST(Ops, GeluMatchesItsDefinition) {
       for (size_t i = 0; i < n; ++i) x[i] *= i % 2 == 0 ? 90.0f : 4.0f;
       std::vector<float> gate = x;
       const std::vector<float> up = random_floats(n, 98);
-      v->gelu_mul(gate.data(), up.data(), n);
+      v->gelu_mul(gate.data(), gate.data(), up.data(), n);  // in place
       for (size_t i = 0; i < n; ++i) {
         const double g = x[i];
         const double exact = 0.5 * g * (1.0 + std::tanh(0.7978845608028654 * (g + 0.044715 * g * g * g))) * up[i];
@@ -286,7 +290,7 @@ TEST(Ops, SoftmaxAndSiluKeepNaN) {
     v->softmax(x.data(), x.size());
     EXPECT_NE(engine::ops::first_non_finite(x.data(), x.size()), x.size());
     std::vector<float> gate = {std::nanf(""), 1.0f, 2.0f, 3.0f, 4.0f}, up(5, 1.0f);
-    v->silu_mul(gate.data(), up.data(), gate.size());
+    v->silu_mul(gate.data(), gate.data(), up.data(), gate.size());
     EXPECT_TRUE(std::isnan(gate[0]));
     EXPECT_FLOAT_EQ(gate[1], 1.0f / (1.0f + std::exp(-1.0f)));
   }

@@ -29,6 +29,18 @@ tools::SynthShape small(const std::string& arch) {
   s.n_vocab = 512;
   s.n_ctx = 256;
   s.tied = arch == "qwen3";
+  if (arch == "phi3") {  // Phi-4-mini's kind: LongRoPE, a partial rotation, a stated window
+    s.longrope = true;
+    s.rope_original_ctx = 64;
+    s.n_rot = 24;
+    s.values[engine::arch::Param::sliding_window] = 16;
+  }
+  if (arch == "granite") {
+    s.embedding_scale = 12.0f;
+    s.residual_scale = 0.22f;
+    s.attention_scale = 1.0f / 32;
+    s.logit_scale = 8.0f;
+  }
   return s;
 }
 
@@ -68,7 +80,12 @@ void expect_runs(const std::string& path, const tools::SynthShape& s, uint32_t n
   EXPECT_EQ(c.n_ctx_train, s.n_ctx);
   EXPECT_EQ(c.rope_freq_base, s.rope_base);
   EXPECT_EQ(c.rms_eps, s.rms_eps);
-  EXPECT_EQ(model->rope_freq_factors().empty(), s.rope_factor == 0.0f);
+  EXPECT_EQ(model->rope_freq_factors(16).empty(), s.rope_factor == 0.0f && !s.longrope);
+  EXPECT_EQ(c.n_rot, s.n_rot != 0 ? s.n_rot : s.head_dim);
+  EXPECT_EQ(c.values, s.values);
+  EXPECT_FLOAT_EQ(c.rope_attn_factor, s.longrope_attn_factor());
+  EXPECT_FLOAT_EQ(c.embed_scale, s.embedding_scale != 0.0f ? s.embedding_scale : 1.0f);
+  EXPECT_FLOAT_EQ(c.logit_scale, s.logit_scale != 0.0f ? s.logit_scale : 1.0f);
   EXPECT_EQ(engine::Tokenizer::from_gguf(model->file()).n_vocab(), static_cast<int32_t>(n_vocab));
 
   engine::Session session(*model, {.n_ctx = 16, .n_batch = 8, .kv_type = engine::KvType::f16});
@@ -83,7 +100,8 @@ void expect_runs(const std::string& path, const tools::SynthShape& s, uint32_t n
       sum2 += static_cast<double>(x) * x;
     }
     const double mean = sum / static_cast<double>(logits.size());
-    const double sd = std::sqrt(sum2 / static_cast<double>(logits.size()) - mean * mean);
+    // The spread before granite's logit scale divides it.
+    const double sd = std::sqrt(sum2 / static_cast<double>(logits.size()) - mean * mean) * c.logit_scale;
     EXPECT_GT(sd, 0.2) << "step " << step << ": the logits have no spread";
     EXPECT_LT(sd, 5.0) << "step " << step;
     token = static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
@@ -218,7 +236,8 @@ TEST_P(SmallShapes, LoadAndDecode) {
 
 INSTANTIATE_TEST_SUITE_P(Arch, SmallShapes,
                          testing::Values(std::pair{"llama", "Q4_K_M"}, std::pair{"qwen2", "Q4_0"},
-                                         std::pair{"qwen3", "Q8_0"}),
+                                         std::pair{"qwen3", "Q8_0"}, std::pair{"phi3", "Q4_0"},
+                                         std::pair{"smollm3", "Q8_0"}, std::pair{"granite", "Q4_K_M"}),
                          [](const auto& p) { return std::string(p.param.first); });
 
 struct Named {
@@ -236,8 +255,9 @@ TEST_P(NamedShapes, OneLayerLoadsAndDecodes) {
   const Named p = GetParam();
   tools::SynthShape s = *tools::find_shape(p.name);
   const tools::SynthResult full = synth(s, p.type, "", 1, 0, /*dry_run=*/true, p.pure);
-  const size_t per_layer = 9 + (s.arch == "qwen2" ? 3 : 0) + (s.arch == "qwen3" ? 2 : 0);
-  EXPECT_EQ(full.plan.size(), 2 + !s.tied + (s.rope_factor > 0) + per_layer * s.n_layer);
+  // phi3: attn_qkv for attn_q/k/v, ffn_up holding the gate.
+  const size_t per_layer = 9 + (s.arch == "qwen2" ? 3 : 0) + (s.arch == "qwen3" ? 2 : 0) - (s.arch == "phi3" ? 3 : 0);
+  EXPECT_EQ(full.plan.size(), 2 + !s.tied + (s.rope_factor > 0) + 2 * s.longrope + per_layer * s.n_layer);
   uint64_t weights = 0;
   for (const tools::PlannedTensor& t : full.plan) weights += t.n_elements();
   EXPECT_EQ(weights, s.n_params());
@@ -259,7 +279,9 @@ INSTANTIATE_TEST_SUITE_P(Real, NamedShapes,
                                          Named{"llama-3.2-3b", "Q4_0", true}, Named{"llama-2-7b", "Q4_0", true},
                                          Named{"llama-3-8b", "Q4_0", true}, Named{"qwen2.5-0.5b", "Q4_K_M", false},
                                          Named{"qwen2.5-1.5b", "Q8_0", true}, Named{"qwen3-0.6b", "Q4_0", true},
-                                         Named{"qwen3-1.7b", "Q4_0", true}, Named{"qwen3-4b", "Q4_0", true}),
+                                         Named{"qwen3-1.7b", "Q4_0", true}, Named{"qwen3-4b", "Q4_0", true},
+                                         Named{"phi-4-mini", "Q4_0", true}, Named{"smollm3-3b", "Q4_0", true},
+                                         Named{"granite-3.3-2b", "Q4_0", true}),
                          [](const testing::TestParamInfo<Named>& p) {
                            std::string s = p.param.name;
                            for (char& c : s) {

@@ -13,7 +13,8 @@ namespace {
 
 struct Overrides {
   std::optional<std::string> arch;
-  std::optional<int64_t> n_embd, n_layer, n_head, n_head_kv, head_dim, n_ff, n_vocab, n_ctx;
+  std::optional<int64_t> n_embd, n_layer, n_head, n_head_kv, head_dim, n_ff, n_vocab, n_ctx, n_rot, sliding_window,
+      longrope;
   std::optional<float> rope_base, rms_eps;
   std::optional<bool> tied;
   std::optional<float> rope_linear, rope_partial;
@@ -84,7 +85,15 @@ SynthShape resolve_shape(const std::string& name, const Overrides& ov) {
     }
     s.name = "custom";
     s.n_ctx = 4096;
-    if (const SynthShape* typical = default_shape(*ov.arch)) s.rms_eps = typical->rms_eps;
+    if (const SynthShape* typical = default_shape(*ov.arch)) {
+      // The family's typical values, and its multipliers (granite's): a
+      // custom shape of a family has what sets the family apart.
+      s.rms_eps = typical->rms_eps;
+      s.embedding_scale = typical->embedding_scale;
+      s.residual_scale = typical->residual_scale;
+      s.attention_scale = typical->attention_scale;
+      s.logit_scale = typical->logit_scale;
+    }
     s.source = "command line";
   }
   if (ov.arch) s.arch = *ov.arch;
@@ -106,6 +115,18 @@ SynthShape resolve_shape(const std::string& name, const Overrides& ov) {
     if (values.size() > s.n_layer) values.resize(s.n_layer);
   }
   if (s.layer_n_ff.size() > s.n_layer) s.layer_n_ff.resize(s.n_layer);
+  if (ov.n_rot) s.n_rot = u32("--n-rot", *ov.n_rot);
+  if (ov.sliding_window) {
+    if (*ov.sliding_window == 0) {
+      s.values.erase(engine::arch::Param::sliding_window);
+    } else {
+      s.values[engine::arch::Param::sliding_window] = u32("--sliding-window", *ov.sliding_window);
+    }
+  }
+  if (ov.longrope) {
+    s.longrope = *ov.longrope != 0;
+    s.rope_original_ctx = s.longrope ? u32("--longrope", *ov.longrope) : 0;
+  }
   for (const std::string& set : ov.sets) apply_set(s, set);
   if (name.empty() && !ov.n_head_kv) s.n_head_kv = s.n_head;
   if (ov.head_dim) {
@@ -155,6 +176,12 @@ SynthCommand parse_synth_command(int argc, char** argv) {
       ov.n_vocab = n;
     } else if (a.option({"--ctx"}, n)) {
       ov.n_ctx = n;
+    } else if (a.option({"--n-rot"}, n)) {
+      ov.n_rot = n;
+    } else if (a.option({"--sliding-window"}, n)) {
+      ov.sliding_window = n;
+    } else if (a.option({"--longrope"}, n)) {
+      ov.longrope = n;
     } else if (a.option({"--rope-base"}, f)) {
       ov.rope_base = f;
     } else if (a.option({"--rms-eps"}, f)) {

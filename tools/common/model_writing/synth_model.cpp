@@ -83,6 +83,20 @@ std::vector<float> proportional_rope_factors(const SynthShape& s, uint64_t pairs
   return out;
 }
 
+// LongRoPE's factors are learned; synth writes a smooth ramp of the right
+// kind: the short ones near 1 (1 .. 1.1), the long ones from 1 for the fastest
+// pair to the context's scale n_ctx / original for the slowest, the shape
+// of Phi-3.5's and Phi-4-mini's published long factors.
+std::vector<float> longrope_factors(const SynthShape& s, uint32_t n_pairs, bool long_factors) {
+  const double scale = s.rope_original_ctx != 0 ? std::max(1.0, static_cast<double>(s.n_ctx) / s.rope_original_ctx) : 1.0;
+  std::vector<float> out;
+  for (uint32_t j = 0; j < n_pairs; ++j) {
+    const double t = n_pairs > 1 ? j / static_cast<double>(n_pairs - 1) : 0.0;
+    out.push_back(static_cast<float>(long_factors ? std::pow(scale, t) : 1.0 + 0.1 * t));
+  }
+  return out;
+}
+
 // The description's tensors with the values synth fills them with.
 std::vector<GenTensor> tensors_of(const SynthShape& s, uint32_t n_vocab) {
   using engine::arch::TensorKind;
@@ -101,6 +115,10 @@ std::vector<GenTensor> tensors_of(const SynthShape& s, uint32_t n_vocab) {
       case TensorKind::rope_factors:
         g.fixed = s.rope_partial_global > 0.0f ? proportional_rope_factors(s, t.ne[0])
                                                : llama3_rope_factors(s, static_cast<uint32_t>(2 * t.ne[0]));
+        break;
+      case TensorKind::rope_factors_long:
+      case TensorKind::rope_factors_short:
+        g.fixed = longrope_factors(s, static_cast<uint32_t>(t.ne[0]), t.kind == TensorKind::rope_factors_long);
         break;
     }
     out.push_back(std::move(g));
@@ -218,6 +236,14 @@ void validate_shape(const SynthShape& s, bool own_vocab) {
   if (!s.layer_n_ff.empty() && s.layer_n_ff.size() != s.n_layer) {
     throw SynthError("the per-layer feed-forward widths are " + std::to_string(s.layer_n_ff.size()) + " for " +
                      std::to_string(s.n_layer) + " layers");
+  }
+  if (s.n_rot % 2 != 0 || s.n_rot > s.head_dim) {
+    throw SynthError("--n-rot " + std::to_string(s.n_rot) + " must be even and at most the head size " +
+                     std::to_string(s.head_dim));
+  }
+  if (s.longrope && s.rope_original_ctx > s.n_ctx) {
+    throw SynthError("--longrope " + std::to_string(s.rope_original_ctx) + " exceeds --ctx " + std::to_string(s.n_ctx) +
+                     " (the original context LongRoPE extends)");
   }
   if (!(s.rope_base > 0.0f) || !(s.rms_eps > 0.0f && s.rms_eps < 1.0f)) {
     throw SynthError("--rope-base must be positive and --rms-eps in (0, 1)");

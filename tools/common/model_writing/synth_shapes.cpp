@@ -1,5 +1,6 @@
 #include "tools/common/model_writing/synth_shapes.h"
 
+#include <cmath>
 #include <vector>
 
 #include "tools/common/model_writing/synth_tensors.h"
@@ -69,6 +70,26 @@ SynthShape gemma4_layers(SynthShape s, uint32_t period, float partial_rotary) {
   return s;
 }
 
+// Phi-3 / Phi-4-mini: rope_scaling {"type": "longrope"} over
+// original_max_position_embeddings, partial_rotary_factor, sliding_window.
+SynthShape phi3_rope(SynthShape s, uint32_t original_ctx, uint32_t n_rot, uint32_t sliding_window) {
+  s.longrope = true;
+  s.rope_original_ctx = original_ctx;
+  s.n_rot = n_rot;
+  s.values[engine::arch::Param::sliding_window] = sliding_window;
+  return s;
+}
+
+// Granite 3.x: embedding_multiplier, residual_multiplier,
+// attention_multiplier, logits_scaling.
+SynthShape granite_scales(SynthShape s, float embedding, float residual, float attention, float logits) {
+  s.embedding_scale = embedding;
+  s.residual_scale = residual;
+  s.attention_scale = attention;
+  s.logit_scale = logits;
+  return s;
+}
+
 std::vector<SynthShape> make_shapes() {
   using P = engine::arch::Param;
   // clang-format off
@@ -125,11 +146,29 @@ std::vector<SynthShape> make_shapes() {
       {{P::sliding_window, 512}, {P::key_length_swa, 256}, {P::value_length_swa, 256},
        {P::rope_dimension_count_swa, 256}, {P::rope_freq_base_swa, 10000.0}, {P::shared_kv_layers, 20},
        {P::embedding_length_per_layer, 256}, {P::final_softcap, 30.0}}), 5, 0.25f),
+      phi3_rope(
+      shape("phi-4-mini",     "phi3",  3072, 32, 24,  8, 128,  8192, 200064, 131072,     10000.0f, 1e-5f, true,
+            "microsoft/Phi-4-mini-instruct/config.json (longrope, original_max_position_embeddings 4096, "
+            "partial_rotary_factor 0.75, sliding_window 262144)"),
+            4096, 96, 262144),
+      shape("smollm3-3b",   "smollm3", 2048, 36, 16,  4, 128, 11008, 128256,  65536,   5000000.0f, 1e-6f, true,
+            "HuggingFaceTB/SmolLM3-3B/config.json (no_rope_layer_interval 4)"),
+      granite_scales(
+      shape("granite-3.3-2b", "granite", 2048, 40, 32, 8, 64,  8192,  49159, 131072,  10000000.0f, 1e-5f, true,
+            "ibm-granite/granite-3.3-2b-instruct/config.json (embedding_multiplier 12, residual_multiplier 0.22, "
+            "attention_multiplier 0.015625, logits_scaling 8)"),
+            12.0f, 0.22f, 0.015625f, 8.0f),
   };
   // clang-format on
 }
 
 }  // namespace
+
+float SynthShape::longrope_attn_factor() const {
+  if (!longrope || rope_original_ctx == 0 || n_ctx <= rope_original_ctx) return 1.0f;
+  const double scale = static_cast<double>(n_ctx) / rope_original_ctx;
+  return static_cast<float>(std::sqrt(1.0 + std::log(scale) / std::log(static_cast<double>(rope_original_ctx))));
+}
 
 uint64_t SynthShape::n_params() const {
   uint64_t total = 0;

@@ -23,6 +23,7 @@ struct SynthShape {
   uint32_t n_head = 0;     // num_attention_heads
   uint32_t n_head_kv = 0;  // num_key_value_heads
   uint32_t head_dim = 0;   // head_dim, else hidden_size / num_attention_heads
+  uint32_t n_rot = 0;      // partial_rotary_factor x head_dim; 0: the whole head
   uint32_t n_ff = 0;       // intermediate_size
   uint32_t n_vocab = 0;    // vocab_size (rows of token_embd)
   uint32_t n_ctx = 0;      // max_position_embeddings
@@ -52,9 +53,24 @@ struct SynthShape {
   // rope_freqs.weight (0: none); and attention_k_eq_v, no attn_v.weight.
   float rope_partial_global = 0.0f;
   bool k_eq_v_global = false;
+  // Phi-3's LongRoPE (rope_scaling {"type": "longrope"}): long and short
+  // per-pair factors for an original context of rope_original_ctx, written as
+  // rope_factors_long/short.weight with rope.scaling.attn_factor. The real
+  // factors are learned; synth writes a smooth ramp (synth_model.cpp).
+  bool longrope = false;
+  // Granite's multipliers (embedding_multiplier, residual_multiplier,
+  // attention_multiplier, logits_scaling); 0: the key is not written.
+  float embedding_scale = 0.0f;
+  float residual_scale = 0.0f;
+  float attention_scale = 0.0f;
+  float logit_scale = 0.0f;
   std::string source;  // where the numbers come from
 
   uint64_t n_params() const;  // weights in the file (of a registered architecture)
+  // LongRoPE's attention factor as llama.cpp's converter computes it:
+  // sqrt(1 + ln(scale) / ln(original context)), scale = n_ctx / original; 1
+  // without LongRoPE or when the context is not extended.
+  float longrope_attn_factor() const;
 };
 
 std::span<const SynthShape> named_shapes();

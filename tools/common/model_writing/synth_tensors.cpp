@@ -17,9 +17,16 @@ engine::ModelConfig synth_config(const SynthShape& s, uint32_t n_vocab) {
   c.n_ff = s.n_ff;
   c.n_head = s.n_head;
   c.n_head_kv = s.n_head_kv;
-  c.head_dim_k = c.head_dim_v = c.n_rot = s.head_dim;
+  c.head_dim_k = c.head_dim_v = s.head_dim;
+  c.n_rot = s.n_rot != 0 ? s.n_rot : s.head_dim;
   c.rope_freq_base = s.rope_base;
   c.rms_eps = s.rms_eps;
+  c.n_ctx_orig = s.longrope ? s.rope_original_ctx : s.n_ctx;
+  c.rope_attn_factor = s.longrope_attn_factor();
+  if (s.residual_scale != 0.0f) c.residual_scale = s.residual_scale;
+  c.attention_scale = s.attention_scale;
+  if (s.logit_scale != 0.0f) c.logit_scale = s.logit_scale;
+  if (s.embedding_scale != 0.0f) c.embed_scale = s.embedding_scale;
   c.layer_n_ff = s.layer_n_ff.size() == s.n_layer ? s.layer_n_ff : std::vector<uint32_t>(s.n_layer, s.n_ff);
   c.n_ff = *std::max_element(c.layer_n_ff.begin(), c.layer_n_ff.end());
   c.layer_n_head.assign(s.n_layer, s.n_head);
@@ -58,15 +65,22 @@ std::vector<SynthKey> synth_keys(const engine::ModelConfig& c, const SynthShape&
       case P::head_count_kv: key.value = s.n_head_kv; break;
       case P::key_length:
       case P::value_length:
-      case P::rope_dimension_count:
         key.value = s.head_dim;
         is_default = head_dim_is_default;
         break;
+      case P::rope_dimension_count:
+        key.value = c.n_rot;
+        is_default = head_dim_is_default && c.n_rot == s.head_dim;
+        break;
       case P::vocab_size: key.value = c.n_vocab; break;
-      case P::rope_freq_base: key.is_float = true;
-        key.value = s.rope_base; break;
-      case P::rms_epsilon: key.is_float = true;
-        key.value = s.rms_eps; break;
+      case P::rope_freq_base:
+        key.is_float = true;
+        key.value = s.rope_base;
+        break;
+      case P::rms_epsilon:
+        key.is_float = true;
+        key.value = s.rms_eps;
+        break;
       case P::rope_scaling_type:
         // Linear scaling as the converter writes it; llama3 scaling is
         // written as factors instead (rope_freqs.weight).
@@ -78,6 +92,27 @@ std::vector<SynthKey> synth_keys(const engine::ModelConfig& c, const SynthShape&
         key.is_float = true;
         key.value = s.rope_linear_factor;
         break;
+      case P::rope_original_context: key.value = c.n_ctx_orig; break;
+      case P::rope_attn_factor:
+        key.is_float = true;
+        key.value = c.rope_attn_factor;
+        is_default = !s.longrope;  // the converter writes it with the factors
+        break;
+      // Granite's multipliers, written when config.json has them (the logit
+      // scale, which llama.cpp requires, always).
+      case P::embedding_scale:
+      case P::residual_scale:
+      case P::attention_scale:
+      case P::logit_scale: {
+        const float v = k.param == P::embedding_scale   ? s.embedding_scale
+                        : k.param == P::residual_scale  ? s.residual_scale
+                        : k.param == P::attention_scale ? s.attention_scale
+                                                        : (s.logit_scale != 0.0f ? s.logit_scale : 1.0f);
+        if (v == 0.0f) continue;
+        key.is_float = true;
+        key.value = v;
+        break;
+      }
       default: {
         // The family's further keys: written when the shape sets them, as
         // one value or one per layer (a layer pattern as bools, as gemma4's
@@ -105,9 +140,10 @@ std::vector<SynthTensor> synth_tensors(const engine::ModelConfig& c, const Synth
   for (const engine::arch::TensorSpec& t : c.arch->tensors) {
     if (!t.per_layer) {
       const bool rope_factors = s.rope_factor > 0.0f || s.rope_partial_global > 0.0f;
+      const bool longrope = t.kind == TensorKind::rope_factors_long || t.kind == TensorKind::rope_factors_short;
       const bool written = (t.present == nullptr || t.present(c.layers[0])) &&
                            (t.required || (t.fallback != nullptr && !s.tied) ||
-                            (t.kind == TensorKind::rope_factors && rope_factors));
+                            (t.kind == TensorKind::rope_factors && rope_factors) || (longrope && s.longrope));
       if (written) out.push_back({t.name, engine::arch::tensor_shape(t, c, 0), t.kind});
       continue;
     }
