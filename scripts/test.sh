@@ -105,4 +105,8 @@ fi
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1}"
+# Models that tests write with synth and share between trees and qemu CPU
+# models (llamacpp_reference_test), emptied so each run checks synth afresh.
+export ENGINE_TEST_MODEL_CACHE="$BUILD/test-models"
+rm -rf "$ENGINE_TEST_MODEL_CACHE"
 cd "$BUILD" && exec ctest -j "$JOBS" --output-on-failure "$@"

@@ -73,6 +73,42 @@ void write_model(const Case& c, const std::filesystem::path& path) {
   tools::synth_model(cmd.options);
 }
 
+// The case's model file and its SHA-256: written by synth into dir, or, when
+// $ENGINE_TEST_MODEL_CACHE names a folder, taken from there once an earlier run
+// (another tree, another qemu CPU) has written it. Under qemu, synth's K-quant
+// search is emulated floating point: writing gemma3-d256 as Q4_K_M took 10.4 s
+// there against 0.4 s natively. A file enters the cache only when its SHA-256
+// is the reference's, so a mismatch is always that of a freshly written file;
+// scripts/test.sh empties the cache before each run, so every run checks once
+// that synth still writes these bytes.
+struct ModelFile {
+  std::filesystem::path path;
+  std::string sha256;
+};
+ModelFile model_file(const Case& c, const std::string& sha, const std::filesystem::path& dir) {
+  const char* cache = std::getenv("ENGINE_TEST_MODEL_CACHE");
+  std::filesystem::path cached;
+  if (cache != nullptr && *cache != '\0') {
+    cached = std::filesystem::path(cache) / (c.name() + "-" + sha.substr(0, 16) + ".gguf");
+    if (std::filesystem::exists(cached)) {
+      ModelFile hit{cached, bench::sha256_file(cached.string())};
+      if (hit.sha256 == sha) return hit;
+    }
+  }
+  ModelFile fresh{dir / (c.name() + ".gguf"), ""};
+  write_model(c, fresh.path);
+  fresh.sha256 = bench::sha256_file(fresh.path.string());
+  if (!cached.empty() && fresh.sha256 == sha) {
+    // A unique name in the cache, then a rename: tests running side by side
+    // never see a half-written file.
+    std::filesystem::create_directories(cached.parent_path());
+    const std::filesystem::path partial = cached.string() + "." + dir.filename().string();
+    std::filesystem::copy_file(fresh.path, partial, std::filesystem::copy_options::overwrite_existing);
+    std::filesystem::rename(partial, cached);
+  }
+  return fresh;
+}
+
 class LlamaCppReference : public ::testing::TestWithParam<Case> {};
 
 TEST_P(LlamaCppReference, AgreesWithLlamaCppWithinTheManifestTolerances) {
@@ -91,12 +127,12 @@ TEST_P(LlamaCppReference, AgreesWithLlamaCppWithinTheManifestTolerances) {
   const engine_test::LogitTolerance& tol = c.tol;
 
   const std::filesystem::path dir = engine_test::temp_dir("llamacpp-reference");
-  const std::filesystem::path model = dir / (c.name() + ".gguf");
-  write_model(c, model);
-  ASSERT_EQ(bench::sha256_file(model.string()), ref["model_sha256"].string())
+  const std::string sha = ref["model_sha256"].string();
+  const ModelFile model = model_file(c, sha, dir);
+  ASSERT_EQ(model.sha256, sha)
       << "synth no longer writes the file the reference was computed on; regenerate the references "
          "(tests/reference/llamacpp/COMMANDS.md)";
-  const engine_test::LogitComparison r = engine_test::compare_logits(model.string(), ref, tol);
+  const engine_test::LogitComparison r = engine_test::compare_logits(model.path.string(), ref, tol);
   std::filesystem::remove_all(dir);
   std::printf("%s: %s\n", c.name().c_str(), r.describe(tol).c_str());
   EXPECT_EQ(r.rows, ref["logits"].size() + ref["greedy_logits"].size() - 1);
