@@ -130,9 +130,12 @@ struct LegacyFamily {
           for (size_t r = 0; r < kM; ++r) {
             const LhsQ8_0& a = lhs[r * io.nb + b];
             DotAcc s = DotStart(hn::Set(di32, a.offset_sum));
+            // 8 products per block: all pending for 4-bit codes, 4 for 5-bit.
+            static_assert(DotPendingMax(Layout::kFifthBit ? 31 : 15) >= (Layout::kFifthBit ? 4 : 8));
             for (size_t j = 0; j < 4; ++j) {
-              DotSmall(s, lo[j], a.qs + 4 * j);
-              DotSmall(s, hi[j], a.qs + 16 + 4 * j);
+              DotSmallPending(s, lo[j], a.qs + 4 * j);
+              DotSmallPending(s, hi[j], a.qs + 16 + 4 * j);
+              if (Layout::kFifthBit && j == 1) DotWiden(s);
             }
             isum[r] = DotFinish(s);
           }
