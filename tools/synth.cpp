@@ -45,12 +45,12 @@ void usage(FILE* out) {
                "      --n-vocab N  --ctx N  --rope-base F  --rms-eps F  --tied  --untied\n"
                "      --rope-linear F   linear RoPE scaling by F (rope.scaling.factor)\n"
                "      --set KEY=VALUE   a further key of the family, e.g. attention.sliding_window=8\n"
-               "                        (KEY=A,B,... one value per layer where the key may be an array)\n"
+               "                        (KEY=A,B,... one value per layer where the key may be an array;\n"
+               "                        KEY=none leaves out a key the named shape has)\n"
                "      --rope-partial F  proportional RoPE on the global layers: F of each head rotated\n"
                "                        (rope_freqs.weight, Gemma 4's partial_rotary_factor)\n"
                "      --k-eq-v          the global layers have no V projection (attention_k_eq_v)\n"
                "      --n-rot N         dimensions RoPE rotates per head (default: the whole head)\n"
-               "      --sliding-window N  the window the file states (phi3 writes it; 0: none)\n"
                "      --longrope N      LongRoPE factors extending an original context of N to --ctx (phi3)\n",
                tools::shape_names().c_str(), tools::target_names().c_str());
 }

@@ -90,16 +90,6 @@ void check_block_count(const gguf::File& f, const arch::Architecture& a, uint32_
   check_tensor_count(f, n_layer, uint64_t{n_layer} * per_layer);
 }
 
-// Once the layer specs are known, the tensors each one requires (a fused
-// attn_qkv or attn_q, attn_k and attn_v): the same refusal, exact.
-void check_layer_tensors(const gguf::File& f, const ModelConfig& c) {
-  uint64_t needed = 0;
-  for (const LayerSpec& l : c.layers) {
-    for (const arch::TensorSpec& t : c.arch->tensors) needed += t.per_layer && t.required && (t.present == nullptr || t.present(l));
-  }
-  check_tensor_count(f, c.n_layer, needed);
-}
-
 void read_sizes(const Keys& k, ModelConfig& c) {
   using P = arch::Param;
   const gguf::File& f = k.file();
@@ -235,11 +225,17 @@ std::vector<double> per_layer_values(const Keys& k, arch::Param p, uint32_t n_la
   return out;
 }
 
-// What the layer specs ask of each other and of the sizes: a cache shared
-// with an earlier layer of the same kind that has its own, head sizes that
-// V-from-K and RoPE can use.
+// What the layer specs ask of each other, of the sizes and of the file: a
+// cache shared with an earlier layer of the same kind that has its own, head
+// sizes that V-from-K and RoPE can use, and the tensors each layer requires (a
+// fused attn_qkv or attn_q, attn_k and attn_v), counted exactly as
+// check_block_count counted them before the specs were known.
 void check_layers(const gguf::File& f, const ModelConfig& c) {
+  uint64_t needed = 0;
   for (uint32_t il = 0; il < c.n_layer; ++il) {
+    for (const arch::TensorSpec& t : c.arch->tensors) {
+      needed += t.per_layer && t.required && (t.present == nullptr || t.present(c.layers[il]));
+    }
     const AttentionSpec& a = c.layers[il].attention;
     const std::string layer = "layer " + std::to_string(il);
     if (a.head_dim_k == 0 || a.head_dim_v == 0 || a.rope.n_rot > a.head_dim_k || a.rope.n_rot % 2 != 0) {
@@ -264,6 +260,7 @@ void check_layers(const gguf::File& f, const ModelConfig& c) {
                   ", which is not a layer of its kind (window, KV heads and head sizes) with a cache of its own");
     }
   }
+  check_tensor_count(f, c.n_layer, needed);
 }
 
 // The family's further keys, as one scalar each; the family checks and
@@ -310,7 +307,6 @@ ModelConfig ModelConfig::from_gguf(const gguf::File& f) {
     fail(f, e.what());
   }
   check_layers(f, c);
-  check_layer_tensors(f, c);
   // The scratch is sized by the largest head of any layer (gemma4's
   // sliding-window layers have their own size).
   for (const LayerSpec& l : c.layers) {

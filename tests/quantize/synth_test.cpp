@@ -10,6 +10,7 @@
 #include "engine/tokenizer/tokenizer.h"
 #include "tests/quantize/test_util.h"
 #include "tools/common/model_writing/quantize_model.h"
+#include "tools/common/model_writing/synth_args.h"
 #include "tools/common/model_writing/synth_model.h"
 
 namespace {
@@ -289,5 +290,21 @@ INSTANTIATE_TEST_SUITE_P(Real, NamedShapes,
                            }
                            return s;
                          });
+
+// --set KEY=VALUE sets one of the family's further keys; KEY=none leaves out
+// one the named shape has (phi-4-mini states a sliding window).
+TEST(SynthArgs, SetAddsAndRemovesAFamilyKey) {
+  auto parse = [](std::vector<std::string> args) {
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    return tools::parse_synth_command(static_cast<int>(argv.size()), argv.data()).options.shape;
+  };
+  const auto window = engine::arch::Param::sliding_window;
+  EXPECT_EQ(parse({"synth", "phi-4-mini", "--type", "Q4_0", "--dry-run"}).values.at(window), 262144);
+  EXPECT_EQ(parse({"synth", "phi-4-mini", "--set", "attention.sliding_window=8", "--type", "Q4_0", "--dry-run"}).values.at(window), 8);
+  EXPECT_EQ(parse({"synth", "phi-4-mini", "--set", "attention.sliding_window=none", "--type", "Q4_0", "--dry-run"}).values.count(window),
+            0u);
+  EXPECT_THROW(parse({"synth", "phi-4-mini", "--set", "attention.sliding_window=-1", "--type", "Q4_0", "--dry-run"}), tools::ArgError);
+}
 
 }  // namespace

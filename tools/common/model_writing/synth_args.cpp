@@ -13,7 +13,7 @@ namespace {
 
 struct Overrides {
   std::optional<std::string> arch;
-  std::optional<int64_t> n_embd, n_layer, n_head, n_head_kv, head_dim, n_ff, n_vocab, n_ctx, n_rot, sliding_window,
+  std::optional<int64_t> n_embd, n_layer, n_head, n_head_kv, head_dim, n_ff, n_vocab, n_ctx, n_rot,
       longrope;
   std::optional<float> rope_base, rms_eps;
   std::optional<bool> tied;
@@ -35,13 +35,18 @@ void apply_set(SynthShape& s, const std::string& text) {
   for (const engine::arch::KeySpec& k : a->keys) {
     if (k.param < engine::arch::kFirstValueParam) continue;
     if (suffix == k.suffix) {
+      if (text.compare(eq + 1, std::string::npos, "none") == 0) {  // the file leaves the key out
+        s.values.erase(k.param);
+        s.layer_values.erase(k.param);
+        return;
+      }
       // One number, or one per layer (A,B,...) for a key that may be a per-layer array.
       std::vector<double> values;
       for (const char* p = text.c_str() + eq + 1;; ++p) {
         char* end = nullptr;
         const double v = std::strtod(p, &end);
         if (end == p || (*end != '\0' && *end != ',') || !(v >= 0)) {
-          throw ArgError("--set " + suffix + " needs a non-negative number" + (k.per_layer ? " or one per layer" : "") +
+          throw ArgError("--set " + suffix + " needs a non-negative number" + (k.per_layer ? ", one per layer" : "") + " or none" +
                          ", not '" + text.substr(eq + 1) + "'");
         }
         values.push_back(v);
@@ -116,13 +121,6 @@ SynthShape resolve_shape(const std::string& name, const Overrides& ov) {
   }
   if (s.layer_n_ff.size() > s.n_layer) s.layer_n_ff.resize(s.n_layer);
   if (ov.n_rot) s.n_rot = u32("--n-rot", *ov.n_rot);
-  if (ov.sliding_window) {
-    if (*ov.sliding_window == 0) {
-      s.values.erase(engine::arch::Param::sliding_window);
-    } else {
-      s.values[engine::arch::Param::sliding_window] = u32("--sliding-window", *ov.sliding_window);
-    }
-  }
   if (ov.longrope) {
     s.longrope = *ov.longrope != 0;
     s.rope_original_ctx = s.longrope ? u32("--longrope", *ov.longrope) : 0;
@@ -178,8 +176,6 @@ SynthCommand parse_synth_command(int argc, char** argv) {
       ov.n_ctx = n;
     } else if (a.option({"--n-rot"}, n)) {
       ov.n_rot = n;
-    } else if (a.option({"--sliding-window"}, n)) {
-      ov.sliding_window = n;
     } else if (a.option({"--longrope"}, n)) {
       ov.longrope = n;
     } else if (a.option({"--rope-base"}, f)) {
