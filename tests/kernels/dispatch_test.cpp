@@ -130,6 +130,33 @@ TEST(KernelSelection, DotprodBeforeSveAt128BitsSveFirstWhenWider) {
 #endif
 }
 
+// The types the ARM tiers cover get a kernel of the tier each CPU model should
+// get, with no FALLBACK, on the feature sets of qemu's models (a53: neon, n1:
+// dotprod, max at 128 bits: i8mm, a64fx: sve); F32 ran the ref kernel there.
+TEST(KernelSelection, ArmTiersCoverTheirTypesWithoutFallback) {
+#if defined(__aarch64__)
+  kernels::CpuFeatures a64fx = kernels::features_of(Arch::aarch64, {Feature::asimd, Feature::fp16, Feature::sve});
+  a64fx.sve_vector_bits = 512;
+  kernels::CpuFeatures max = kernels::features_of(
+      Arch::aarch64, {Feature::asimd, Feature::dotprod, Feature::i8mm, Feature::sve, Feature::sve2, Feature::svei8mm});
+  max.sve_vector_bits = 128;
+  const kernels::CpuFeatures cpus[] = {
+      kernels::features_of(Arch::aarch64, {Feature::asimd}),
+      kernels::features_of(Arch::aarch64, {Feature::asimd, Feature::fp16, Feature::dotprod}), max, a64fx};
+  for (const kernels::CpuFeatures& cpu : cpus) {
+    for (auto type : {gguf::GgmlType::F32, gguf::GgmlType::F16, gguf::GgmlType::Q8_0, gguf::GgmlType::Q4_0,
+                      gguf::GgmlType::Q4_K, gguf::GgmlType::Q6_K}) {
+      const auto s = kernels::select_matmul(type, cpu, std::nullopt);
+      ASSERT_NE(s.kernel, nullptr);
+      EXPECT_EQ(s.kernel->tier, kernels::expected_tier(cpu)) << s.describe();
+      EXPECT_FALSE(s.is_fallback()) << s.describe();
+    }
+  }
+#else
+  GTEST_SKIP() << "the ARM tiers are compiled into aarch64 builds only";
+#endif
+}
+
 // SME goes first for the types it has (Q4_0) from a 256-bit streaming vector
 // on where SVE is 128 bits; the other types keep i8mm, and that is no
 // fallback; wide SVE keeps the sve kernels. At 128 bits the

@@ -1,6 +1,7 @@
 // The dotprod tier (Armv8.2-A + FEAT_DotProd: SDOT): its matmul kernels, one
 // per weight type, for the registry (registry.cpp).
 //
+//   F32  matmul_f32_f32_f32_4x4_dotprod    F32 activations, FMLA in f32
 //   F16  matmul_f32_f32_f16_4x4_dotprod    F32 activations, FCVTL + FMLA in f32
 //   Q4_0 matmul_f32_q8_0_q4_0_4x4_dotprod  Q8_0 activations, SDOT by element
 //   Q8_0 matmul_f32_q8_0_q8_0_4x4_dotprod
@@ -12,7 +13,7 @@
 // per accumulator lane (layouts at the top of each matmul_<type>.cpp; the tile
 // loops are the neon tier's, arm/neon/block_tile.h and super_block_tile.h);
 // they give the reference kernels' results bit for bit.
-// F16 and the activation quantizers are the neon tier's code (Armv8.2-A adds
+// F32, F16 and the activation quantizers are the neon tier's code (Armv8.2-A adds
 // nothing for them without FEAT_FP16).
 #pragma once
 
