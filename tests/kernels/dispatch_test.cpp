@@ -145,13 +145,31 @@ TEST(KernelSelection, ArmTiersCoverTheirTypesWithoutFallback) {
       kernels::features_of(Arch::aarch64, {Feature::asimd, Feature::fp16, Feature::dotprod}), max, a64fx};
   for (const kernels::CpuFeatures& cpu : cpus) {
     for (auto type : {gguf::GgmlType::F32, gguf::GgmlType::F16, gguf::GgmlType::Q8_0, gguf::GgmlType::Q4_0,
-                      gguf::GgmlType::Q4_K, gguf::GgmlType::Q6_K}) {
+                      gguf::GgmlType::Q4_K, gguf::GgmlType::Q5_K, gguf::GgmlType::Q6_K}) {
+      const bool a64fx_q5_k = type == gguf::GgmlType::Q5_K && !cpu.has(Feature::dotprod) && cpu.has(Feature::sve);
+      if (a64fx_q5_k) continue;  // no sve kernel: below
       const auto s = kernels::select_matmul(type, cpu, std::nullopt);
       ASSERT_NE(s.kernel, nullptr);
       EXPECT_EQ(s.kernel->tier, kernels::expected_tier(cpu)) << s.describe();
       EXPECT_FALSE(s.is_fallback()) << s.describe();
     }
   }
+  // Wide SVE (qemu's max): the sve kernels where the type has one, else the
+  // i8mm kernel, which meets the expectation for that type; A64FX has no
+  // better tier than sve for Q5_K, which it runs on neon: a fallback.
+  max.sve_vector_bits = 512;
+  for (auto type : {gguf::GgmlType::Q4_K, gguf::GgmlType::Q5_K}) {
+    const auto s = kernels::select_matmul(type, max, std::nullopt);
+    ASSERT_NE(s.kernel, nullptr);
+    EXPECT_EQ(s.kernel->tier, type == gguf::GgmlType::Q5_K ? Tier::i8mm : Tier::sve) << s.describe();
+    EXPECT_FALSE(s.is_fallback()) << s.describe();
+  }
+  EXPECT_EQ(kernels::expected_tier(max, gguf::GgmlType::Q5_K), Tier::i8mm);
+  EXPECT_EQ(kernels::expected_tier(max, gguf::GgmlType::Q4_K), Tier::sve);
+  const auto q5_k_a64fx = kernels::select_matmul(gguf::GgmlType::Q5_K, a64fx, std::nullopt);
+  ASSERT_NE(q5_k_a64fx.kernel, nullptr);
+  EXPECT_EQ(q5_k_a64fx.kernel->tier, Tier::neon);
+  EXPECT_TRUE(q5_k_a64fx.is_fallback()) << q5_k_a64fx.describe();
 #else
   GTEST_SKIP() << "the ARM tiers are compiled into aarch64 builds only";
 #endif

@@ -6,6 +6,7 @@
 //   Q4_0 matmul_f32_q8_0_q4_0_4x4_dotprod  Q8_0 activations, SDOT by element
 //   Q8_0 matmul_f32_q8_0_q8_0_4x4_dotprod
 //   Q4_K matmul_f32_q8_k_q4_k_4x4_dotprod  Q8_K activations
+//   Q5_K matmul_f32_q8_k_q5_k_4x4_dotprod
 //   Q6_K matmul_f32_q8_k_q6_k_4x4_dotprod
 //
 // The quantized types are repacked at load into groups of 4 rows with their

@@ -6,6 +6,7 @@
 //   Q4_0 matmul_f32_q8_0_q4_0_4x4_neon  Q8_0 activations, SMULL/SMLAL in int16
 //   Q8_0 matmul_f32_q8_0_q8_0_4x4_neon
 //   Q4_K matmul_f32_q8_k_q4_k_4x4_neon  Q8_K activations
+//   Q5_K matmul_f32_q8_k_q5_k_4x4_neon
 //   Q6_K matmul_f32_q8_k_q6_k_4x4_neon
 //
 // All tile 4 rows of X by 4 rows of W for prefill and 1 x 4 for decode, in one
