@@ -145,9 +145,9 @@ TEST(KernelSelection, ArmTiersCoverTheirTypesWithoutFallback) {
       kernels::features_of(Arch::aarch64, {Feature::asimd, Feature::fp16, Feature::dotprod}), max, a64fx};
   for (const kernels::CpuFeatures& cpu : cpus) {
     for (auto type : {gguf::GgmlType::F32, gguf::GgmlType::F16, gguf::GgmlType::Q8_0, gguf::GgmlType::Q4_0,
-                      gguf::GgmlType::Q4_K, gguf::GgmlType::Q5_K, gguf::GgmlType::Q6_K}) {
-      const bool a64fx_q5_k = type == gguf::GgmlType::Q5_K && !cpu.has(Feature::dotprod) && cpu.has(Feature::sve);
-      if (a64fx_q5_k) continue;  // no sve kernel: below
+                      gguf::GgmlType::Q5_0, gguf::GgmlType::Q4_K, gguf::GgmlType::Q5_K, gguf::GgmlType::Q6_K}) {
+      const bool no_sve_kernel = type == gguf::GgmlType::Q5_0 || type == gguf::GgmlType::Q5_K;
+      if (no_sve_kernel && !cpu.has(Feature::dotprod) && cpu.has(Feature::sve)) continue;  // A64FX: below
       const auto s = kernels::select_matmul(type, cpu, std::nullopt);
       ASSERT_NE(s.kernel, nullptr);
       EXPECT_EQ(s.kernel->tier, kernels::expected_tier(cpu)) << s.describe();
@@ -158,10 +158,10 @@ TEST(KernelSelection, ArmTiersCoverTheirTypesWithoutFallback) {
   // i8mm kernel, which meets the expectation for that type; A64FX has no
   // better tier than sve for Q5_K, which it runs on neon: a fallback.
   max.sve_vector_bits = 512;
-  for (auto type : {gguf::GgmlType::Q4_K, gguf::GgmlType::Q5_K}) {
+  for (auto type : {gguf::GgmlType::Q4_K, gguf::GgmlType::Q5_0, gguf::GgmlType::Q5_K}) {
     const auto s = kernels::select_matmul(type, max, std::nullopt);
     ASSERT_NE(s.kernel, nullptr);
-    EXPECT_EQ(s.kernel->tier, type == gguf::GgmlType::Q5_K ? Tier::i8mm : Tier::sve) << s.describe();
+    EXPECT_EQ(s.kernel->tier, type == gguf::GgmlType::Q4_K ? Tier::sve : Tier::i8mm) << s.describe();
     EXPECT_FALSE(s.is_fallback()) << s.describe();
   }
   EXPECT_EQ(kernels::expected_tier(max, gguf::GgmlType::Q5_K), Tier::i8mm);

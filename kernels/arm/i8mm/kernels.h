@@ -10,7 +10,7 @@
 
 namespace kernels::i8mm {
 
-// F32 and F16 (the neon tier's float tile), Q8_0, Q4_0, Q4_K, Q5_K and Q6_K,
+// F32 and F16 (the neon tier's float tile), Q8_0, Q4_0, Q5_0, Q4_K, Q5_K and Q6_K,
 // one kernel each (contracts at the top of each matmul_*.cpp).
 std::span<const MatmulKernel> matmul_kernels();
 

@@ -20,7 +20,7 @@
 //                                   row 2q+1's, inverted: bit s is the fifth
 //                                   bit of the element of sub-block s at the
 //                                   same place in the code vectors above
-// and its codes are decoded as q - 16 (arm/q5_k_codes.h: one
+// and its codes are decoded as q - 16 (arm/fifth_bits.h: one
 // CMTST and one BSL or SRI more than Q4_K's per vector); S then gets
 // 16 sum_j sc_j * bsum_j added back, computed as the mins term is, so S is the
 // reference's integer sum. A missing row's zero planes decode as -16: its
@@ -46,7 +46,7 @@
 #include "kernels/arm/i8mm/kernel_defs.h"
 #include "kernels/arm/i8mm/lhs_pairs.h"
 #include "kernels/arm/i8mm/super_block_tiles.h"
-#include "kernels/arm/q5_k_codes.h"
+#include "kernels/arm/fifth_bits.h"
 #include "kernels/ref/blocks.h"
 
 namespace kernels::i8mm {
@@ -115,7 +115,7 @@ inline int32x4_t mins_tile(const int8x16x2_t& bsum, int8x16_t mins) {
 // bits of sub-block `bit` from the plane.
 template <bool kQ5, bool kHigh>
 __attribute__((always_inline)) inline int8x16_t codes(uint8x16_t nib, const uint8_t* plane, unsigned bit) {
-  if constexpr (kQ5) return arm::q5_k_codes<kHigh ? 1 : 0>(nib, vld1q_u8(plane), bit);
+  if constexpr (kQ5) return arm::fifth_bit_codes<kHigh ? 1 : 0>(nib, vld1q_u8(plane), bit);
   return vreinterpretq_s8_u8(kHigh ? vshrq_n_u8(nib, 4) : vandq_u8(nib, vdupq_n_u8(0x0F)));
 }
 

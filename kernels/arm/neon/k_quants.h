@@ -34,7 +34,7 @@
 #include "gguf/ggml_types.h"
 #include "kernels/arm/neon/packed.h"
 #include "kernels/arm/neon/super_block_tile.h"
-#include "kernels/arm/q5_k_codes.h"
+#include "kernels/arm/fifth_bits.h"
 #include "kernels/arm/neon/tile.h"
 #include "kernels/ref/blocks.h"
 
@@ -247,7 +247,7 @@ struct OffsetKType : SuperBlockType<kQ5 ? gguf::GgmlType::Q5_K : gguf::GgmlType:
   template <size_t kHalf>
   __attribute__((always_inline)) static int8x16_t codes(uint8x16_t raw, const Planes& planes, size_t plane,
                                                         unsigned bit) {
-    if constexpr (kQ5) return q5_k_codes<kHalf>(raw, planes.v[plane], bit);
+    if constexpr (kQ5) return fifth_bit_codes<kHalf>(raw, planes.v[plane], bit);
     return vreinterpretq_s8_u8(kHalf == 0 ? vandq_u8(raw, vdupq_n_u8(0x0F)) : vshrq_n_u8(raw, 4));
   }
 };

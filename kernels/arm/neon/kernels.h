@@ -4,6 +4,7 @@
 //   F32  matmul_f32_f32_f32_4x4_neon    F32 activations, FMLA in f32
 //   F16  matmul_f32_f32_f16_4x4_neon    F32 activations, FCVTL + FMLA in f32
 //   Q4_0 matmul_f32_q8_0_q4_0_4x4_neon  Q8_0 activations, SMULL/SMLAL in int16
+//   Q5_0 matmul_f32_q8_0_q5_0_4x4_neon
 //   Q8_0 matmul_f32_q8_0_q8_0_4x4_neon
 //   Q4_K matmul_f32_q8_k_q4_k_4x4_neon  Q8_K activations
 //   Q5_K matmul_f32_q8_k_q5_k_4x4_neon
