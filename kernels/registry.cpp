@@ -127,6 +127,20 @@ Tier expected_tier(const CpuFeatures& cpu) {
   return Tier::ref;
 }
 
+Tier expected_tier(const CpuFeatures& cpu, gguf::GgmlType weight_type) {
+  const Tier tier = expected_tier(cpu);
+  if (tier != Tier::sve || !(cpu.has(Feature::i8mm) || cpu.has(Feature::dotprod))) return tier;
+  bool sve_built = false;  // a build without the sve tier still expects it
+  for (const auto& table : tables()) {
+    for (const MatmulKernel* k : table) sve_built |= k->tier == Tier::sve;
+  }
+  for (const MatmulKernel* k : matmul_table(weight_type)) {
+    if (k->tier == Tier::sve) return tier;
+  }
+  if (!sve_built) return tier;
+  return cpu.has(Feature::i8mm) ? Tier::i8mm : Tier::dotprod;
+}
+
 bool MatmulSelection::is_fallback() const {
   if (kernel == nullptr) return true;
   if (rank(kernel->tier) >= rank(expected)) return false;
@@ -136,7 +150,7 @@ bool MatmulSelection::is_fallback() const {
 MatmulSelection select_matmul(gguf::GgmlType weight_type, const CpuFeatures& cpu, std::optional<Tier> max_tier) {
   MatmulSelection s;
   s.weight_type = weight_type;
-  s.expected = expected_tier(cpu);
+  s.expected = expected_tier(cpu, weight_type);
   s.cap = max_tier;
   std::vector<const MatmulKernel*> best_first;  // the table in this CPU's order of tiers
   for (Tier tier : preference(cpu)) {

@@ -28,7 +28,7 @@ struct MatmulSelection {
   gguf::GgmlType weight_type;
   const MatmulKernel* kernel = nullptr;  // nullptr: the type cannot be computed
   std::vector<Rejection> rejected;       // better entries of the table, and why
-  Tier expected = Tier::ref;             // expected_tier(cpu)
+  Tier expected = Tier::ref;             // expected_tier(cpu, weight_type)
   std::optional<Tier> cap;               // ENGINE_MAX_TIER, when set
 
   // Chosen below what this CPU should get, and not because of the cap: the
@@ -46,6 +46,14 @@ MatmulSelection select_matmul(gguf::GgmlType weight_type, const CpuFeatures& cpu
 // dotprod), else neon; hwy elsewhere. A kernel of this tier or a higher rank
 // meets the expectation.
 Tier expected_tier(const CpuFeatures& cpu);
+
+// The tier a CPU should get for one weight type: expected_tier(cpu), except
+// that wide SVE expects the sve tier only for the types it has kernels for.
+// A type is given no sve kernel where SVE runs more instructions than the
+// i8mm kernel at 128 bits, the phones' vector length (Q5_K: docs/kernels.md),
+// and a CPU with wide SVE and i8mm (or dotprod) then gets that kernel, as a
+// complete build gives it. A64FX, with neither, keeps expecting sve.
+Tier expected_tier(const CpuFeatures& cpu, gguf::GgmlType weight_type);
 
 // ENGINE_MAX_TIER from the environment: nullopt when unset or empty; throws
 // std::invalid_argument naming the valid tiers for an unknown value.

@@ -11,7 +11,7 @@
 //                       // zeroed first: a row past n stays zero (d = 0)
 //   static void run(size_t m, size_t n, size_t k, const void* lhs_packed,
 //                   const void* rhs_packed, float* dst, size_t dst_stride);
-// A kernel over the GGUF rows as they are (F16Rows below) sets kGgufRows:
+// A kernel over the GGUF rows as they are (FloatRows below) sets kGgufRows:
 // no pack_rhs.
 #pragma once
 
@@ -84,10 +84,10 @@ inline void pack_q6_k_quad(const ref::BlockQ6_K& blk, size_t e0, size_t step, ui
 using RunFn = void (*)(size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_packed, float* dst,
                        size_t dst_stride);
 
-// A kernel over the F16 GGUF rows as they are, with F32 activations.
-template <size_t kTileRows, size_t kPassRows, RunFn kRun>
-struct F16Rows : KernelShape<WeightType<gguf::GgmlType::F16, uint16_t>, F32Rows, 1, kTileRows, kPassRows,
-                             kTileRows * sizeof(uint16_t)> {
+// A kernel over the float GGUF rows as they are (F16: Elem uint16_t, F32:
+// float), with F32 activations.
+template <gguf::GgmlType kT, class Elem, size_t kTileRows, size_t kPassRows, RunFn kRun>
+struct FloatRows : KernelShape<WeightType<kT, Elem>, F32Rows, 1, kTileRows, kPassRows, kTileRows * sizeof(Elem)> {
   static constexpr bool kGgufRows = true;
   static constexpr RunFn run = kRun;
 };

@@ -65,14 +65,33 @@ void decode_q8_0(const uint8_t* p, size_t r, uint8_t* out) {
   std::memcpy(out, &b, sizeof b);
 }
 
-void decode_q4_k(const uint8_t* p, size_t r, uint8_t* out) {
-  ref::BlockQ4_K b;
+void decode_q5_0(const uint8_t* p, size_t r, uint8_t* out) {
+  ref::BlockQ5_0 b{};
+  std::memcpy(&b.d, p + 2 * r, 2);
+  for (size_t i = 0; i < 16; ++i) b.qs[i] = p[8 + 32 * (r / 2) + 16 * (i / 8) + 8 * (r % 2) + i % 8];
+  for (size_t e = 0; e < 32; ++e) {
+    const unsigned inverted = p[72 + 8 * (r % 2) + e % 8] >> (4 * (r / 2) + 2 * (e % 16 / 8) + e / 16) & 1u;
+    b.qh[e / 8] = static_cast<uint8_t>(b.qh[e / 8] | (1u - inverted) << (e % 8));
+  }
+  std::memcpy(out, &b, sizeof b);
+}
+
+// Q4_K and Q5_K share the fields before qs; Q5_K's inverted qh planes follow
+// the codes (at 576).
+template <class Block>
+void decode_offset_k(const uint8_t* p, size_t r, uint8_t* out) {
+  Block b;
   std::memcpy(&b.d, p + 2 * r, 2);
   std::memcpy(&b.dmin, p + 8 + 2 * r, 2);
   for (size_t i = 0; i < 3; ++i) std::memcpy(b.scales + 4 * i, p + 16 + 16 * i + 4 * r, 4);
   for (size_t c = 0; c < 4; ++c) {
     for (size_t g = 0; g < 4; ++g)
       std::memcpy(b.qs + 32 * c + 8 * g, p + 64 + 128 * c + 64 * (r / 2) + 16 * g + 8 * (r % 2), 8);
+  }
+  if constexpr (sizeof(Block) == sizeof(ref::BlockQ5_K)) {
+    for (size_t l = 0; l < 32; ++l) {
+      b.qh[l] = static_cast<uint8_t>(~p[576 + 64 * (r / 2) + 16 * (l / 8) + 8 * (r % 2) + l % 8]);
+    }
   }
   std::memcpy(out, &b, sizeof b);
 }
@@ -160,7 +179,10 @@ TEST_P(I8mmLayout, PackedSizeIsTheFileSizePaddedToWholeTiles) {
 
 INSTANTIATE_TEST_SUITE_P(Types, I8mmLayout,
                          ::testing::Values(Case{GgmlType::Q4_0, decode_q4_0}, Case{GgmlType::Q8_0, decode_q8_0},
-                                           Case{GgmlType::Q4_K, decode_q4_k}, Case{GgmlType::Q6_K, decode_q6_k}),
+                                           Case{GgmlType::Q5_0, decode_q5_0},
+                                           Case{GgmlType::Q4_K, decode_offset_k<ref::BlockQ4_K>},
+                                           Case{GgmlType::Q5_K, decode_offset_k<ref::BlockQ5_K>},
+                                           Case{GgmlType::Q6_K, decode_q6_k}),
                          [](const ::testing::TestParamInfo<Case>& p) {
                            return std::string(gguf::type_name(p.param.type));
                          });

@@ -6,8 +6,9 @@
 //   every length: the packed layout must not depend on the vector length;
 // - pack_lhs must write the same bytes at every length;
 // - the integer kernels must give the same bits at every length (exact
-//   integer sums, the same float operations per output); F16 accumulates in
-//   VL/32 lanes, so it is compared with the reference within tolerance.
+//   integer sums, the same float operations per output); F16 and F32
+//   accumulate in VL/32 lanes, so they are compared with the reference within
+//   tolerance.
 // Kernels the CPU cannot run, and CPUs without SVE, are SKIPPED.
 #include <gtest/gtest.h>
 
@@ -136,7 +137,7 @@ TEST_P(SveVectorLength, SameResultsAtEveryLength) {
     }
     EXPECT_EQ(lhs, first_lhs) << "pack_lhs differs from its output at " << 8 * first_bytes << " bits";
     for (size_t i = 0; i < y.size(); ++i) {
-      if (type == GgmlType::F16) {
+      if (type == GgmlType::F16 || type == GgmlType::F32) {
         // FP32 accumulation in a different number of lanes: within float
         // rounding of the reference (which sums in double).
         ASSERT_NEAR(y[i], y_ref[i], 1e-5 * (1 + std::fabs(y_ref[i]))) << "element " << i;

@@ -130,6 +130,51 @@ TEST(KernelSelection, DotprodBeforeSveAt128BitsSveFirstWhenWider) {
 #endif
 }
 
+// The types the ARM tiers cover get a kernel of the tier each CPU model should
+// get, with no FALLBACK, on the feature sets of qemu's models (a53: neon, n1:
+// dotprod, max at 128 bits: i8mm, a64fx: sve); F32 ran the ref kernel there.
+TEST(KernelSelection, ArmTiersCoverTheirTypesWithoutFallback) {
+#if defined(__aarch64__)
+  kernels::CpuFeatures a64fx = kernels::features_of(Arch::aarch64, {Feature::asimd, Feature::fp16, Feature::sve});
+  a64fx.sve_vector_bits = 512;
+  kernels::CpuFeatures max = kernels::features_of(
+      Arch::aarch64, {Feature::asimd, Feature::dotprod, Feature::i8mm, Feature::sve, Feature::sve2, Feature::svei8mm});
+  max.sve_vector_bits = 128;
+  const kernels::CpuFeatures cpus[] = {
+      kernels::features_of(Arch::aarch64, {Feature::asimd}),
+      kernels::features_of(Arch::aarch64, {Feature::asimd, Feature::fp16, Feature::dotprod}), max, a64fx};
+  for (const kernels::CpuFeatures& cpu : cpus) {
+    for (auto type : {gguf::GgmlType::F32, gguf::GgmlType::F16, gguf::GgmlType::Q8_0, gguf::GgmlType::Q4_0,
+                      gguf::GgmlType::Q5_0, gguf::GgmlType::Q4_K, gguf::GgmlType::Q5_K, gguf::GgmlType::Q6_K}) {
+      const bool no_sve_kernel = type == gguf::GgmlType::Q5_0 || type == gguf::GgmlType::Q5_K;
+      if (no_sve_kernel && !cpu.has(Feature::dotprod) && cpu.has(Feature::sve)) continue;  // A64FX: below
+      const auto s = kernels::select_matmul(type, cpu, std::nullopt);
+      ASSERT_NE(s.kernel, nullptr);
+      EXPECT_EQ(s.kernel->tier, kernels::expected_tier(cpu)) << s.describe();
+      EXPECT_FALSE(s.is_fallback()) << s.describe();
+    }
+  }
+  // Wide SVE (qemu's max): the sve kernels where the type has one, else the
+  // i8mm kernel, which meets the expectation for that type; A64FX has no
+  // better tier than sve for Q5_K, which it runs on neon: a fallback.
+  max.sve_vector_bits = 512;
+  for (auto type : {gguf::GgmlType::Q4_K, gguf::GgmlType::Q5_0, gguf::GgmlType::Q5_K}) {
+    const auto s = kernels::select_matmul(type, max, std::nullopt);
+    ASSERT_NE(s.kernel, nullptr);
+    EXPECT_EQ(s.kernel->tier, type == gguf::GgmlType::Q4_K ? Tier::sve : Tier::i8mm) << s.describe();
+    EXPECT_FALSE(s.is_fallback()) << s.describe();
+  }
+  EXPECT_EQ(kernels::expected_tier(max, gguf::GgmlType::Q5_K), Tier::i8mm);
+  EXPECT_EQ(kernels::expected_tier(max, gguf::GgmlType::Q4_K), Tier::sve);
+  const auto q5_k_a64fx = kernels::select_matmul(gguf::GgmlType::Q5_K, a64fx, std::nullopt);
+  ASSERT_NE(q5_k_a64fx.kernel, nullptr);
+  EXPECT_EQ(q5_k_a64fx.kernel->tier, Tier::neon);
+  EXPECT_TRUE(q5_k_a64fx.is_fallback()) << q5_k_a64fx.describe();
+#else
+  GTEST_SKIP() << "the ARM tiers are compiled into aarch64 builds only";
+#endif
+}
+
 // SME goes first for the types it has (Q4_0) from a 256-bit streaming vector
 // on where SVE is 128 bits; the other types keep i8mm, and that is no
 // fallback; wide SVE keeps the sve kernels. At 128 bits the

@@ -14,6 +14,8 @@
 //    (see tolerance()).
 // 3. Calls on sub-ranges (split as a thread pool would) equal one whole call,
 //    bit for bit.
+// The float weight types (blocks of one element) also go through every k from
+// 1 to 19 and odd long rows (FloatTierMatmul): the vector loops' k tails.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -354,18 +356,43 @@ TEST_P(TierMatmul, PackingActivationsInSlicesWritesTheSameBytes) {
   ASSERT_EQ(std::memcmp(whole.data(), sliced.data(), whole.size()), 0);
 }
 
+// The float weight types (F32, F16, BF16) have blocks of one element, so k is
+// anything: every k % 8 tail of the vector loops, rows shorter than one
+// vector, and a long row with a tail, in one call and in pieces.
+class FloatTierMatmul : public TierMatmul {};
+
+TEST_P(FloatTierMatmul, AnyKIncludingTails) {
+  for (size_t k = 1; k <= 19; ++k) check_random(5, 7, k, static_cast<uint32_t>(k));
+  check_random(6, 9, 1003, 3);
+  for (size_t k : {size_t{7}, size_t{37}}) {
+    const size_t m = 2 * kern_->m_step + 1, n = 3 * kern_->n_step + 2;
+    const Operands o = random_operands(kern_->rhs_type, m, n, k, 33);
+    const std::vector<float> whole = run(*kern_, o);
+    const std::vector<float> pieces = run(*kern_, o, kern_->m_step, kern_->n_step);
+    for (size_t i = 0; i < whole.size(); ++i) ASSERT_EQ(whole[i], pieces[i]) << "k=" << k << " element " << i;
+  }
+}
+
+std::vector<const MatmulKernel*> float_kernels(std::vector<const MatmulKernel*> all) {
+  std::erase_if(all, [](const MatmulKernel* k) { return block_size(k->rhs_type) != 1; });
+  return all;
+}
+
 std::vector<const MatmulKernel*> ref_kernels() {
   std::vector<const MatmulKernel*> out;
   for (const MatmulKernel& k : kernels::ref::ref_matmul_kernels()) out.push_back(&k);
   return out;
 }
 
+std::string kernel_name(const ::testing::TestParamInfo<const MatmulKernel*>& p) { return p.param->name; }
+
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(TierMatmul);
 // The ref kernels through the same checks: proves the exact data is exact and
 // the tolerances hold for the oracle itself.
-INSTANTIATE_TEST_SUITE_P(Ref, TierMatmul, ::testing::ValuesIn(ref_kernels()),
-                         [](const ::testing::TestParamInfo<const MatmulKernel*>& p) { return std::string(p.param->name); });
-INSTANTIATE_TEST_SUITE_P(Registry, TierMatmul, ::testing::ValuesIn(tier_kernels()),
-                         [](const ::testing::TestParamInfo<const MatmulKernel*>& p) { return std::string(p.param->name); });
+INSTANTIATE_TEST_SUITE_P(Ref, TierMatmul, ::testing::ValuesIn(ref_kernels()), kernel_name);
+INSTANTIATE_TEST_SUITE_P(Registry, TierMatmul, ::testing::ValuesIn(tier_kernels()), kernel_name);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(FloatTierMatmul);
+INSTANTIATE_TEST_SUITE_P(Ref, FloatTierMatmul, ::testing::ValuesIn(float_kernels(ref_kernels())), kernel_name);
+INSTANTIATE_TEST_SUITE_P(Registry, FloatTierMatmul, ::testing::ValuesIn(float_kernels(tier_kernels())), kernel_name);
 
 }  // namespace

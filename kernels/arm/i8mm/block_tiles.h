@@ -11,6 +11,9 @@
 //                                                     // chunk c at row0 + 16c
 //   static TileWeights load(const uint8_t* p);       // 2 pairs x 4 chunks of int8
 //   static TileWeights load_next(const uint8_t*& p);  // load(p), p += kTileBlockBytes
+// and, for a format with bytes after the chunks (Q5_0's fifth bits),
+//   static constexpr size_t kExtraBytes;
+//   static void pack_extra(const GgufBlock& blk, uint8_t* extra, size_t r);
 // and the loops below do the rest. Per block, per pair of activation rows and
 // pair of weight rows: 4 SMMLA (chunks 0..3) into a 2x2 integer tile, then
 // acc += float(tile) * (d_w * d_a) with one FMA. The 8x4 and 2x4 forms and
@@ -32,9 +35,18 @@ namespace kernels::i8mm {
 inline constexpr size_t kQ8_0TileRows = 4;     // weight rows per tile (n_step)
 inline constexpr size_t kQ8_0TileLhsRows = 8;  // activation rows per full tile (m_step)
 
+template <class Rhs>
+constexpr size_t extra_bytes() {
+  if constexpr (requires { Rhs::kExtraBytes; }) {
+    return Rhs::kExtraBytes;
+  } else {
+    return 0;
+  }
+}
+
 // One block of a 4-row tile.
 template <class Rhs>
-inline constexpr size_t kTileBlockBytes = 8 + 32 * Rhs::kChunks;
+inline constexpr size_t kTileBlockBytes = 8 + 32 * Rhs::kChunks + extra_bytes<Rhs>();
 
 struct TileWeights {
   int8x16_t w[2][4];  // w[q][c]: weight rows 2q, 2q+1, elements 8c..8c+7 of the block
@@ -224,6 +236,7 @@ struct BlockTiles : arm::KernelShape<Rhs, Q8_0Pairs, 32, kQ8_0TileRows, kQ8_0Til
   static void pack(const typename Rhs::GgufBlock& blk, uint8_t* out, size_t r) {
     std::memcpy(out + 2 * r, &blk.d, 2);
     Rhs::pack(blk, out + 8 + 16 * Rhs::kChunks * (r / 2) + 8 * (r % 2));
+    if constexpr (extra_bytes<Rhs>() != 0) Rhs::pack_extra(blk, out + 8 + 32 * Rhs::kChunks, r);
   }
 
   static constexpr auto run = q8_0_run<Rhs>;

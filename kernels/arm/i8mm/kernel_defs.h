@@ -11,11 +11,8 @@ namespace kernels::i8mm {
 
 inline constexpr uint64_t kRequiredFeatures = feature_bits({Feature::asimd, Feature::dotprod, Feature::i8mm});
 
-// Constant-initialized (no code runs to build them).
-extern const MatmulKernel kMatmulF16;
-extern const MatmulKernel kMatmulQ8_0;
-extern const MatmulKernel kMatmulQ4_0;
-extern const MatmulKernel kMatmulQ4_K;
-extern const MatmulKernel kMatmulQ6_K;
+// Constant-initialized (no code runs to build them), one per weight type.
+extern const MatmulKernel kMatmulF16, kMatmulF32, kMatmulQ8_0, kMatmulQ4_0, kMatmulQ5_0, kMatmulQ4_K, kMatmulQ5_K,
+    kMatmulQ6_K;
 
 }  // namespace kernels::i8mm

@@ -1,4 +1,4 @@
-// What the i8mm tier's K-quant kernels share (matmul_q4_k.cpp,
+// What the i8mm tier's K-quant kernels share (matmul_q4_k_q5_k.cpp,
 // matmul_q6_k.cpp): the tile shape, the packed sizes, and run()'s loop
 // nest. Each kernel gives its tiles as a type K:
 //   K::kPackedBlockBytes     one super-block of a tile of kNr weight rows (packed)

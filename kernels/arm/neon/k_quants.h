@@ -1,6 +1,6 @@
-// K-quant pieces shared by the packed Q4_K and Q6_K layouts of the ARM tiers
-// (arm/neon and arm/dotprod matmul_q4_k.cpp, matmul_q6_k.cpp, through
-// super_block_tile.h). Header-only, internal linkage, Armv8.0 instructions
+// K-quant pieces shared by the packed Q4_K, Q5_K and Q6_K layouts of the ARM
+// tiers (arm/neon and arm/dotprod matmul_q4_k_q5_k.cpp, matmul_q6_k.cpp,
+// through super_block_tile.h). Header-only, internal linkage, Armv8.0 instructions
 // only (see tile.h).
 //
 // The two tiers' packed super-blocks have the same fields; the codes differ in
@@ -11,14 +11,30 @@
 // pack_six_bit (packed.h) as four vectors of bytes 4s' + c:
 //   u0 = sc of sub-blocks 0-3, u1 = sc 4-7, u2 = m 0-3, u3 = m 4-7
 // 48 bytes for 4 rows, as in the file.
+//
+// Q5_K is Q4_K's fields and code nibbles plus a fifth bit per code (GGUF qh:
+// bit s of qh[l] for element l of sub-block s). The packed group keeps those
+// bits inverted, 32 bytes per quarter of the super-block in two planes laid
+// out so that one CMTST against a constant finds a vector's bits (each tier's
+// file gives the order), and the codes decode as q - 16 (-16..15): the
+// 5-bit codes 0..31 times +-127 would overflow the neon tier's int16 lanes
+// (NeonSmallCodes, int8_dot.h), their offset -16 ones do not. The tile adds
+// the 16 sum_s sc_s * (the sub-block's activation sum) back to the integer
+// sum (Q5KMinsDecode below), so the integers, and so the floats, are the
+// reference's.
 #pragma once
 
 #include <arm_neon.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
+#include "gguf/ggml_types.h"
 #include "kernels/arm/neon/packed.h"
+#include "kernels/arm/neon/super_block_tile.h"
+#include "kernels/arm/fifth_bits.h"
 #include "kernels/arm/neon/tile.h"
 #include "kernels/ref/blocks.h"
 
@@ -33,6 +49,15 @@ struct Q4KPacked {
 };
 static_assert(sizeof(Q4KPacked) == kTileN * sizeof(ref::BlockQ4_K));
 
+struct Q5KPacked {
+  uint16_t d[kTileN];
+  uint16_t dmin[kTileN];
+  uint8_t scales[3][16];  // as Q4KPacked's
+  uint8_t qh[4][2][16];   // the inverted fifth bits of quarter q in two planes
+  uint8_t qs[4][128];     // the low 4 bits, as Q4KPacked's in the tier's order
+};
+static_assert(sizeof(Q5KPacked) == kTileN * sizeof(ref::BlockQ5_K));
+
 struct Q6KPacked {
   uint16_t d[kTileN];
   int8_t scales[4][16];      // scales[g][4t + c]: sub-block 4g + t of row c
@@ -40,7 +65,8 @@ struct Q6KPacked {
 };
 static_assert(sizeof(Q6KPacked) == kTileN * sizeof(ref::BlockQ6_K));
 
-inline void pack_q4_k_scales(const ref::BlockQ4_K* const* blk, uint8_t (*out)[16]) {
+template <class Block>
+inline void pack_q4_k_scales(const Block* const* blk, uint8_t (*out)[16]) {
   uint8_t u[4][16];
   for (size_t c = 0; c < kTileN; ++c) {
     for (size_t s = 0; s < ref::kKSubBlocks; ++s) {
@@ -68,14 +94,21 @@ inline SubBlockPairScales q4_k_pair_scales(const uint8_t (*scales)[16], size_t q
 struct Q4KMins {
   int16x8_t pair[4];
 };
-inline Q4KMins q4_k_mins(const uint8_t (*scales)[16]) {
-  const uint8x16_t a = vld1q_u8(scales[0]), b = vld1q_u8(scales[1]), c = vld1q_u8(scales[2]);
-  const uint8x16_t lo = vshrq_n_u8(c, 2), hi = six_bit_fourth_low(a, b, c);
+inline Q4KMins widen_pairs(uint8x16_t lo, uint8x16_t hi) {
   return {{vreinterpretq_s16_u16(vmovl_u8(vget_low_u8(lo))), vreinterpretq_s16_u16(vmovl_high_u8(lo)),
            vreinterpretq_s16_u16(vmovl_u8(vget_low_u8(hi))), vreinterpretq_s16_u16(vmovl_high_u8(hi))}};
 }
+inline Q4KMins q4_k_mins(const uint8_t (*scales)[16]) {
+  const uint8x16_t a = vld1q_u8(scales[0]), b = vld1q_u8(scales[1]), c = vld1q_u8(scales[2]);
+  return widen_pairs(vshrq_n_u8(c, 2), six_bit_fourth_low(a, b, c));
+}
+// The scales in the same form (u0 and u1, the top six bits of a and b).
+inline Q4KMins q4_k_scale_pairs(const uint8_t (*scales)[16]) {
+  return widen_pairs(vshrq_n_u8(vld1q_u8(scales[0]), 2), vshrq_n_u8(vld1q_u8(scales[1]), 2));
+}
 
-// sum_s m[s][c] * (bsums[2s] + bsums[2s + 1]) for the 4 rows c.
+// sum_s m[s][c] * (bsums[2s] + bsums[2s + 1]) for the 4 rows c (m: the mins,
+// or the scales for Q5_K's offset).
 inline int32x4_t q4_k_mins_dot(const Q4KMins& mins, const ref::BlockQ8_K& xb) {
   const int16x8_t sub = vpaddq_s16(vld1q_s16(xb.bsums), vld1q_s16(xb.bsums + 8));  // sums of 32 codes
   int32x4_t s = vmull_laneq_s16(vget_low_s16(mins.pair[0]), sub, 0);
@@ -109,10 +142,12 @@ inline uint8x16_t q6_k_codes16(const ref::BlockQ6_K& b, size_t s) {
   }
 }
 
-// The fields of a Q4KPacked but its codes, from the 4 rows' super-blocks.
-inline void pack_q4_k_header(const uint8_t* const* blocks, const ref::BlockQ4_K** blk, Q4KPacked& p) {
+// The fields of a Q4KPacked (Q5KPacked) but its codes, from the 4 rows'
+// super-blocks.
+template <class Block, class Packed>
+inline void pack_q4_k_header(const uint8_t* const* blocks, const Block** blk, Packed& p) {
   for (size_t c = 0; c < kTileN; ++c) {
-    blk[c] = reinterpret_cast<const ref::BlockQ4_K*>(blocks[c]);
+    blk[c] = reinterpret_cast<const Block*>(blocks[c]);
     p.d[c] = blk[c]->d;
     p.dmin[c] = blk[c]->dmin;
   }
@@ -138,17 +173,83 @@ __attribute__((always_inline)) inline Q6KQuarterScales q6_k_quarter_scales(const
   return {{vmovl_s16(vget_low_s16(lo)), vmovl_high_s16(lo), vmovl_s16(vget_low_s16(hi)), vmovl_high_s16(hi)}};
 }
 
-// How super_block_tile.h takes the mins of Q4KPacked (Q4_K, and Q5_K's
-// identical scales), and that Q6_K has none.
+// The packed inverted fifth bits of Q5_K (above): byte i of plane j of quarter
+// q of the group holds 8 of them, bit b that of element l of sub-block 2q + h
+// of row c, where (j, i, b) = place(c, h, l) is the tier's order.
+template <class Place>
+inline void pack_q5_k_planes(const ref::BlockQ5_K* const* blk, Q5KPacked& p, Place place) {
+  std::memset(p.qh, 0, sizeof p.qh);
+  for (size_t c = 0; c < kTileN; ++c) {
+    for (size_t q = 0; q < 4; ++q) {
+      for (size_t h = 0; h < 2; ++h) {
+        for (size_t l = 0; l < 32; ++l) {
+          const auto [j, i, b] = place(c, h, l);
+          const unsigned inverted = (~static_cast<unsigned>(blk[c]->qh[l]) >> (2 * q + h)) & 1u;
+          p.qh[q][j][i] = static_cast<uint8_t>(p.qh[q][j][i] | inverted << b);
+        }
+      }
+    }
+  }
+}
+
+// How super_block_tile.h takes the mins of Q4KPacked and Q5KPacked (the same
+// scales), and that Q6_K has none. The codes are 2^kCodeOffsetBits below the
+// reference's (0: none), and the tile adds 2^kCodeOffsetBits sum_s sc_s *
+// bsum_s back, the sc_s from offset_scales in mins_dot's form.
 struct Q4KMinsDecode {
   static constexpr bool kMins = true;
-  __attribute__((always_inline)) static Q4KMins mins(const Q4KPacked& p) { return q4_k_mins(p.scales); }
+  static constexpr int kCodeOffsetBits = 0;
+  template <class Packed>
+  __attribute__((always_inline)) static Q4KMins mins(const Packed& p) {
+    return q4_k_mins(p.scales);
+  }
   __attribute__((always_inline)) static int32x4_t mins_dot(const Q4KMins& m, const ref::BlockQ8_K& xb) {
     return q4_k_mins_dot(m, xb);
   }
 };
+struct Q5KMinsDecode : Q4KMinsDecode {
+  static constexpr int kCodeOffsetBits = 4;  // q - 16
+  __attribute__((always_inline)) static Q4KMins offset_scales(const Q5KPacked& p) {
+    return q4_k_scale_pairs(p.scales);
+  }
+};
 struct NoMins {
   static constexpr bool kMins = false;
+};
+
+// What the neon and dotprod decode structs of Q4_K (kQ5 false) and Q5_K
+// share (super_block_tile.h): their blocks, packed form and mins policy; the
+// packing of all but the nibbles, whose order is the tier's (Place: the order
+// of the fifth bits, pack_q5_k_planes); and the decoding of 16 codes from
+// their nibbles (the low ones for kHalf 0) and, for Q5_K, quarter q's planes.
+template <bool kQ5, class Place>
+struct OffsetKType : SuperBlockType<kQ5 ? gguf::GgmlType::Q5_K : gguf::GgmlType::Q4_K,
+                                    std::conditional_t<kQ5, ref::BlockQ5_K, ref::BlockQ4_K>,
+                                    std::conditional_t<kQ5, Q5KPacked, Q4KPacked>>,
+                     std::conditional_t<kQ5, Q5KMinsDecode, Q4KMinsDecode> {
+  using Block = std::conditional_t<kQ5, ref::BlockQ5_K, ref::BlockQ4_K>;
+  using Packed = std::conditional_t<kQ5, Q5KPacked, Q4KPacked>;
+  struct Planes {
+    uint8x16_t v[2];
+  };
+
+  static void pack_fields(const uint8_t* const* blocks, const Block** blk, Packed& p) {
+    pack_q4_k_header(blocks, blk, p);
+    if constexpr (kQ5) pack_q5_k_planes(blk, p, Place{});
+  }
+
+  __attribute__((always_inline)) static Planes planes(const Packed& p, size_t q) {
+    if constexpr (kQ5) return {{vld1q_u8(p.qh[q][0]), vld1q_u8(p.qh[q][1])}};
+    return {};
+  }
+
+  // Q4_K: the nibbles 0..15; Q5_K: q - 16 with bit `bit` of plane `plane`.
+  template <size_t kHalf>
+  __attribute__((always_inline)) static int8x16_t codes(uint8x16_t raw, const Planes& planes, size_t plane,
+                                                        unsigned bit) {
+    if constexpr (kQ5) return fifth_bit_codes<kHalf>(raw, planes.v[plane], bit);
+    return vreinterpretq_s8_u8(kHalf == 0 ? vandq_u8(raw, vdupq_n_u8(0x0F)) : vshrq_n_u8(raw, 4));
+  }
 };
 
 }  // namespace

@@ -1,14 +1,17 @@
 // The neon tier (Armv8.0 Advanced SIMD, the floor of every 64-bit ARM phone):
 // its matmul kernels, one per weight type, for the registry (registry.cpp).
 //
+//   F32  matmul_f32_f32_f32_4x4_neon    F32 activations, FMLA in f32
 //   F16  matmul_f32_f32_f16_4x4_neon    F32 activations, FCVTL + FMLA in f32
 //   Q4_0 matmul_f32_q8_0_q4_0_4x4_neon  Q8_0 activations, SMULL/SMLAL in int16
+//   Q5_0 matmul_f32_q8_0_q5_0_4x4_neon
 //   Q8_0 matmul_f32_q8_0_q8_0_4x4_neon
 //   Q4_K matmul_f32_q8_k_q4_k_4x4_neon  Q8_K activations
+//   Q5_K matmul_f32_q8_k_q5_k_4x4_neon
 //   Q6_K matmul_f32_q8_k_q6_k_4x4_neon
 //
 // All tile 4 rows of X by 4 rows of W for prefill and 1 x 4 for decode, in one
-// run(). F16 reads the GGUF rows in place (tile.h); the quantized types are
+// run(). F32 and F16 read the GGUF rows in place (one tile, float_tile.h); the quantized types are
 // repacked at load into groups of 4 rows of the same size (packed.h, layouts
 // at the top of each matmul_<type>.cpp; one tile loop for the block types,
 // block_tile.h, and one for the super-block types, super_block_tile.h) and

@@ -1,5 +1,5 @@
 // The tile loop of the super-block types (K-quants: 256 elements with sub-block
-// scales, Q4_K and Q6_K; Q5_K, Q3_K, Q2_K and IQ4_XS fit the same loop) on the
+// scales: Q4_K, Q5_K and Q6_K; Q3_K, Q2_K and IQ4_XS fit the same loop) on the
 // neon and dotprod tiers. Header-only with internal linkage, compiled in each
 // tier's files with that tier's flags (tile.h).
 //
@@ -7,7 +7,7 @@
 // force-inlined functions deriving from SuperBlockType below (its GGUF block,
 // packed block, the power of two kFracBits by which its codes exceed the
 // reference's, and whether the 1-row tile unrolls the quarters) and from a
-// mins policy (k_quants.h: Q4KMinsDecode or NoMins):
+// mins policy (k_quants.h: Q4KMinsDecode, Q5KMinsDecode or NoMins):
 //   static void pack(const uint8_t* const* blocks, Packed& p);
 //                       // the 4 rows' GGUF super-blocks
 //   template <size_t MR> static void quarter(const Packed& p, size_t g,
@@ -19,7 +19,9 @@
 // float(mins . bsums)], as the reference rounds (no fused multiply-add). A
 // mins policy with kMins has mins(p), decoded once per super-block, and
 // mins_dot(mins, xb): sum_s m_s * (sum of the codes of sub-block s), by
-// column; Packed then has dmin[4].
+// column; Packed then has dmin[4]. Codes decoded 2^kCodeOffsetBits below the
+// reference's (Q5_K, k_quants.h) get that times sum_s sc_s * (the same sums)
+// added back to the integer sum, sc_s from offset_scales(p).
 //
 // The quarters stay a loop in the 4-row tile: unrolled, GCC hoists the weight
 // loads of the whole super-block and spills them (+40% instructions in the
@@ -88,6 +90,13 @@ struct SuperBlockTile : GroupRows<ref::QK_K, S::kBlockBytes, ref::BlockQ8_K> {
 
       if constexpr (S::kMins) {
         // After the quarters, so that the mins' registers are free during them.
+        if constexpr (S::kCodeOffsetBits != 0) {
+          const auto sc = S::offset_scales(p);
+#pragma GCC unroll 4
+          for (size_t i = 0; i < MR; ++i) {
+            isum[i] = vaddq_s32(isum[i], vshlq_n_s32(S::mins_dot(sc, *xb[i]), S::kCodeOffsetBits));
+          }
+        }
         const auto mins = S::mins(p);
         const float32x4_t dw = load_scales_x4(p.d);
         const float32x4_t dminw = load_scales_x4(p.dmin);

@@ -13,7 +13,7 @@
 namespace kernels::sve {
 
 std::span<const MatmulKernel> matmul_kernels() {
-  static const MatmulKernel table[] = {kMatmulF16,  kMatmulQ8_0Mmla, kMatmulQ8_0, kMatmulQ4_0Mmla,
+  static const MatmulKernel table[] = {kMatmulF32, kMatmulF16,  kMatmulQ8_0Mmla, kMatmulQ8_0, kMatmulQ4_0Mmla,
                                        kMatmulQ4_0, kMatmulQ4_K,     kMatmulQ6_K};
   return table;
 }

@@ -10,7 +10,7 @@
 
 namespace kernels::sve {
 
-// F16, Q8_0, Q4_0, Q4_K and Q6_K (SDOT), and SMMLA variants of Q8_0 and Q4_0
+// F32, F16, Q8_0, Q4_0, Q4_K and Q6_K (SDOT), and SMMLA variants of Q8_0 and Q4_0
 // listed first for their types (contracts at the top of each matmul_*.cpp).
 std::span<const MatmulKernel> matmul_kernels();
 

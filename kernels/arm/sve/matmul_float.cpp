@@ -1,11 +1,13 @@
-// matmul_f32_f32_f16_4x4_sve: F16 weights x F32 activations, SVE FP32 FMA.
+// matmul_f32_f32_f16_4x4_sve and matmul_f32_f32_f32_4x4_sve: F16 or F32
+// weights x F32 activations, SVE FP32 FMA. One tile for both types, over a
+// weight loader (F16Weights, F32Weights below).
 //
 // Features: SVE. Compiled with -march=armv8.2-a+sve. Vector-length agnostic:
 // k advances by VL/32 floats, the tail under a WHILELT predicate.
 //
-// RHS: the GGUF rows as they are (pack_rhs = nullptr): LD1H into the low half
-// of each 32-bit lane, FCVT to fp32 (2 instructions per VL/32 weights).
-// LHS: F32 rows, copied.
+// RHS: the GGUF rows as they are (pack_rhs = nullptr). F16: LD1H into the low
+// half of each 32-bit lane, FCVT to fp32 (2 instructions per VL/32 weights);
+// F32: LD1W. LHS: F32 rows, copied.
 //
 // run: tiles of kMr = 4 activation rows x kNr = 4 weight rows; each output has
 // one vector accumulator over k (lane l sums k = l mod VL/32), reduced with
@@ -25,15 +27,25 @@ namespace {
 constexpr size_t kMr = 4;
 constexpr size_t kNr = 4;
 
-inline svfloat32_t load_f16(svbool_t pg, const uint16_t* p) {
-  return svcvt_f32_f16_x(pg, svreinterpret_f16_u32(svld1uh_u32(pg, p)));
-}
+struct F16Weights {
+  static constexpr gguf::GgmlType kType = gguf::GgmlType::F16;
+  using Elem = uint16_t;
+  static svfloat32_t load(svbool_t pg, const Elem* p) {
+    return svcvt_f32_f16_x(pg, svreinterpret_f16_u32(svld1uh_u32(pg, p)));
+  }
+};
+
+struct F32Weights {
+  static constexpr gguf::GgmlType kType = gguf::GgmlType::F32;
+  using Elem = float;
+  static svfloat32_t load(svbool_t pg, const Elem* p) { return svld1_f32(pg, p); }
+};
 
 // R activation rows (x, stride k) x 4 weight rows (w0..w3; missing ones repeat
 // a valid row and are not stored).
-template <int R>
-void tile(size_t k, const float* x, const uint16_t* w0, const uint16_t* w1, const uint16_t* w2, const uint16_t* w3,
-          float* y, size_t ldy, size_t cols) {
+template <class W, int R, class E = typename W::Elem>
+void tile(size_t k, const float* x, const E* w0, const E* w1, const E* w2, const E* w3, float* y, size_t ldy,
+          size_t cols) {
   const svfloat32_t zero = svdup_f32(0);
 #define DECL(i) [[maybe_unused]] svfloat32_t a##i##0 = zero, a##i##1 = zero, a##i##2 = zero, a##i##3 = zero;
   DECL(0)
@@ -43,8 +55,8 @@ void tile(size_t k, const float* x, const uint16_t* w0, const uint16_t* w1, cons
 #undef DECL
   for (size_t k0 = 0; k0 < k; k0 += svcntw()) {
     const svbool_t pg = svwhilelt_b32(static_cast<uint64_t>(k0), static_cast<uint64_t>(k));
-    const svfloat32_t v0 = load_f16(pg, w0 + k0), v1 = load_f16(pg, w1 + k0);
-    const svfloat32_t v2 = load_f16(pg, w2 + k0), v3 = load_f16(pg, w3 + k0);
+    const svfloat32_t v0 = W::load(pg, w0 + k0), v1 = W::load(pg, w1 + k0);
+    const svfloat32_t v2 = W::load(pg, w2 + k0), v3 = W::load(pg, w3 + k0);
 #define ROW(i)                                              \
   {                                                         \
     const svfloat32_t xi = svld1_f32(pg, x + k * (i) + k0); \
@@ -69,25 +81,32 @@ void tile(size_t k, const float* x, const uint16_t* w0, const uint16_t* w1, cons
 #undef ROW_STORE
 }
 
+template <class W>
 void run(size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_packed, float* dst, size_t dst_stride) {
+  using E = typename W::Elem;
   const auto* lhs = static_cast<const float*>(lhs_packed);
-  const auto* rhs = static_cast<const uint16_t*>(rhs_packed);
+  const auto* rhs = static_cast<const E*>(rhs_packed);
   for (size_t n0 = 0; n0 < n; n0 += kNr) {
     const size_t cols = n - n0 < kNr ? n - n0 : kNr;
-    const uint16_t* w = rhs + n0 * k;
-    const uint16_t* w1 = cols > 1 ? w + k : w;
-    const uint16_t* w2 = cols > 2 ? w + 2 * k : w;
-    const uint16_t* w3 = cols > 3 ? w + 3 * k : w;
+    const E* w = rhs + n0 * k;
+    const E* w1 = cols > 1 ? w + k : w;
+    const E* w2 = cols > 2 ? w + 2 * k : w;
+    const E* w3 = cols > 3 ? w + 3 * k : w;
     size_t m0 = 0;
     for (; m0 + kMr <= m; m0 += kMr)
-      tile<4>(k, lhs + m0 * k, w, w1, w2, w3, dst + m0 * dst_stride + n0, dst_stride, cols);
-    for (; m0 < m; ++m0) tile<1>(k, lhs + m0 * k, w, w1, w2, w3, dst + m0 * dst_stride + n0, dst_stride, cols);
+      tile<W, 4>(k, lhs + m0 * k, w, w1, w2, w3, dst + m0 * dst_stride + n0, dst_stride, cols);
+    for (; m0 < m; ++m0) tile<W, 1>(k, lhs + m0 * k, w, w1, w2, w3, dst + m0 * dst_stride + n0, dst_stride, cols);
   }
 }
+
+template <class W>
+using Rows = arm::FloatRows<W::kType, typename W::Elem, kNr, kMr, run<W>>;
 
 }  // namespace
 
 constinit const MatmulKernel kMatmulF16 =
-    arm::interleaved_kernel<arm::F16Rows<kNr, kMr, run>>("matmul_f32_f32_f16_4x4_sve", Tier::sve, kRequiredFeatures);
+    arm::interleaved_kernel<Rows<F16Weights>>("matmul_f32_f32_f16_4x4_sve", Tier::sve, kRequiredFeatures);
+constinit const MatmulKernel kMatmulF32 =
+    arm::interleaved_kernel<Rows<F32Weights>>("matmul_f32_f32_f32_4x4_sve", Tier::sve, kRequiredFeatures);
 
 }  // namespace kernels::sve

@@ -1,5 +1,10 @@
-// F16 weights x F32 activations, one MR x 4 tile (Armv8.0: FCVTL widens the
-// halves, FMLA accumulates in f32; no fp16 arithmetic, no FEAT_FP16 needed).
+// Float weights (F16, F32) x F32 activations, one MR x 4 tile, on Armv8.0
+// Advanced SIMD: the weights are brought to f32 (FCVTL for F16; F32 as they
+// are) and FMLA accumulates in f32 (no fp16 arithmetic, no FEAT_FP16 needed).
+// One tile for both types: FloatTile<Weights> takes the weight-row loader
+// (F16Weights, F32Weights below) and keeps the loop and the order of the sums;
+// with the loader inlined, the F16 kernels run the instructions they ran
+// before the loader was split out (kernel_insn under qemu, docs/kernels.md).
 //
 // Each output element has one float32x4 accumulator: lane l sums w[t] * x[t]
 // for t = l (mod 4) in increasing t with fused multiply-adds; the four lanes
@@ -21,21 +26,48 @@
 namespace kernels::arm {
 namespace {
 
-struct F16Tile : GgufRows {
-  static constexpr gguf::GgmlType kRhsType = gguf::GgmlType::F16;
+// IEEE half weights: 8 with one LD1 and FCVTL / FCVTL2, 4 with LD1 + FCVTL.
+struct F16Weights {
+  static constexpr gguf::GgmlType kType = gguf::GgmlType::F16;
+  using Elem = uint16_t;
+  static void load8(const Elem* p, float32x4_t& lo, float32x4_t& hi) {
+    const float16x8_t h = vreinterpretq_f16_u16(vld1q_u16(p));
+    lo = vcvt_f32_f16(vget_low_f16(h));
+    hi = vcvt_high_f32_f16(h);
+  }
+  static float32x4_t load4(const Elem* p) { return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p))); }
+  static float scalar(Elem e) { return fp16_to_f32(e); }
+};
+
+// F32 weights, loaded as they are.
+struct F32Weights {
+  static constexpr gguf::GgmlType kType = gguf::GgmlType::F32;
+  using Elem = float;
+  static void load8(const Elem* p, float32x4_t& lo, float32x4_t& hi) {
+    lo = vld1q_f32(p);
+    hi = vld1q_f32(p + 4);
+  }
+  static float32x4_t load4(const Elem* p) { return vld1q_f32(p); }
+  static float scalar(Elem e) { return e; }
+};
+
+template <class Weights>
+struct FloatTile : GgufRows {
+  using Elem = typename Weights::Elem;
+  static constexpr gguf::GgmlType kRhsType = Weights::kType;
   static constexpr gguf::GgmlType kLhsType = gguf::GgmlType::F32;
   static constexpr auto pack_lhs = neon::pack_lhs_f32;
   static size_t lhs_row_bytes(size_t k) { return k * sizeof(float); }
-  static size_t rhs_row_bytes(size_t k) { return k * sizeof(uint16_t); }
+  static size_t rhs_row_bytes(size_t k) { return k * sizeof(Elem); }
 
   template <size_t MR>
   static void compute(size_t k, const uint8_t* const* x, const GgufRows& w, float32x4_t* out) {
     const float* xf[MR];
 #pragma GCC unroll 4
     for (size_t i = 0; i < MR; ++i) xf[i] = reinterpret_cast<const float*>(x[i]);
-    const uint16_t* wh[kTileN];
+    const Elem* wh[kTileN];
 #pragma GCC unroll 4
-    for (size_t c = 0; c < kTileN; ++c) wh[c] = reinterpret_cast<const uint16_t*>(w.row[c]);
+    for (size_t c = 0; c < kTileN; ++c) wh[c] = reinterpret_cast<const Elem*>(w.row[c]);
 
     float32x4_t acc[MR][kTileN];
 #pragma GCC unroll 4
@@ -47,11 +79,7 @@ struct F16Tile : GgufRows {
     for (; t + 8 <= k; t += 8) {
       float32x4_t w0[kTileN], w1[kTileN];
 #pragma GCC unroll 4
-      for (size_t c = 0; c < kTileN; ++c) {
-        const float16x8_t h = vreinterpretq_f16_u16(vld1q_u16(wh[c] + t));
-        w0[c] = vcvt_f32_f16(vget_low_f16(h));
-        w1[c] = vcvt_high_f32_f16(h);
-      }
+      for (size_t c = 0; c < kTileN; ++c) Weights::load8(wh[c] + t, w0[c], w1[c]);
 #pragma GCC unroll 4
       for (size_t i = 0; i < MR; ++i) {
         const float32x4_t x0 = vld1q_f32(xf[i] + t);
@@ -63,7 +91,7 @@ struct F16Tile : GgufRows {
     if (t + 4 <= k) {
       float32x4_t w0[kTileN];
 #pragma GCC unroll 4
-      for (size_t c = 0; c < kTileN; ++c) w0[c] = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(wh[c] + t)));
+      for (size_t c = 0; c < kTileN; ++c) w0[c] = Weights::load4(wh[c] + t);
 #pragma GCC unroll 4
       for (size_t i = 0; i < MR; ++i) {
         const float32x4_t x0 = vld1q_f32(xf[i] + t);
@@ -81,13 +109,16 @@ struct F16Tile : GgufRows {
         float y[kTileN];
         vst1q_f32(y, out[i]);
         for (size_t c = 0; c < kTileN; ++c) {
-          for (size_t u = t; u < k; ++u) y[c] += fp16_to_f32(wh[c][u]) * xf[i][u];
+          for (size_t u = t; u < k; ++u) y[c] += Weights::scalar(wh[c][u]) * xf[i][u];
         }
         out[i] = vld1q_f32(y);
       }
     }
   }
 };
+
+using F16Tile = FloatTile<F16Weights>;
+using F32Tile = FloatTile<F32Weights>;
 
 }  // namespace
 }  // namespace kernels::arm

@@ -1,4 +1,6 @@
-// matmul_f32_q8_k_q4_k_8x4_i8mm: Q4_K weights x Q8_K activations with SMMLA.
+// matmul_f32_q8_k_q4_k_8x4_i8mm and matmul_f32_q8_k_q5_k_8x4_i8mm: Q4_K or
+// Q5_K weights x Q8_K activations with SMMLA, one kernel template for both
+// (kQ5 below).
 //
 // Features: Advanced SIMD + I8MM (SMMLA) + DotProd (SDOT, single rows only).
 // Compiled with -march=armv8.2-a+dotprod+i8mm.
@@ -13,6 +15,16 @@
 //                                   row 2q+1's (c: 64-element chunk, g: 8 bytes)
 // Low nibbles of (c, g) are elements 64c+8g..+7 (sub-block 2c), high nibbles
 // 64c+32+8g..+7 (sub-block 2c+1). Missing rows of the last tile are zero.
+// Q5_K adds, at kQhOffset = 576 (kPackedBlockBytes 704 = 4 x 176):
+//   uint8  qh[pair q][g][16]        the GGUF qh bytes 8g..8g+7 of row 2q, then
+//                                   row 2q+1's, inverted: bit s is the fifth
+//                                   bit of the element of sub-block s at the
+//                                   same place in the code vectors above
+// and its codes are decoded as q - 16 (arm/fifth_bits.h: one
+// CMTST and one BSL or SRI more than Q4_K's per vector); S then gets
+// 16 sum_j sc_j * bsum_j added back, computed as the mins term is, so S is the
+// reference's integer sum. A missing row's zero planes decode as -16: its
+// outputs are never stored.
 //
 // LHS (pack_lhs): Q8_K pairs (lhs_pairs.h), with the 32-element sums.
 //
@@ -29,10 +41,12 @@
 #include <arm_neon.h>
 
 #include <cstring>
+#include <type_traits>
 
 #include "kernels/arm/i8mm/kernel_defs.h"
 #include "kernels/arm/i8mm/lhs_pairs.h"
 #include "kernels/arm/i8mm/super_block_tiles.h"
+#include "kernels/arm/fifth_bits.h"
 #include "kernels/ref/blocks.h"
 
 namespace kernels::i8mm {
@@ -40,7 +54,9 @@ namespace {
 
 constexpr size_t kScalesOffset = 16;
 constexpr size_t kQsOffset = 64;
-constexpr size_t kPackedBlockBytes = kQsOffset + 4 * 128;
+constexpr size_t kQhOffset = kQsOffset + 4 * 128;  // Q5_K only
+template <bool kQ5>
+constexpr size_t kPackedBlockBytes = kQhOffset + (kQ5 ? 128 : 0);
 
 // TBL indices reading the decoded scales {sc[0..3] of rows 0..3, sc[4..7] of
 // rows 0..3} as the int32 pattern {sc_2q, sc_2q+1, sc_2q, sc_2q+1} of
@@ -95,25 +111,32 @@ inline int32x4_t mins_tile(const int8x16x2_t& bsum, int8x16_t mins) {
   return vmmlaq_s32(vshlq_n_s32(vmmlaq_s32(vdupq_n_s32(0), bsum.val[1], mins), 7), bsum.val[0], mins);
 }
 
-// Sub-block 2c (kHigh false: low nibbles) or 2c+1 (high nibbles) of both pairs.
-template <bool kHigh>
-inline void load_sub_block(const uint8_t* qs_c, int8x16_t w[2][4]) {
+// The codes of one vector: Q4_K's nibbles, or Q5_K's q - 16 with the fifth
+// bits of sub-block `bit` from the plane.
+template <bool kQ5, bool kHigh>
+__attribute__((always_inline)) inline int8x16_t codes(uint8x16_t nib, const uint8_t* plane, unsigned bit) {
+  if constexpr (kQ5) return arm::fifth_bit_codes<kHigh ? 1 : 0>(nib, vld1q_u8(plane), bit);
+  return vreinterpretq_s8_u8(kHigh ? vshrq_n_u8(nib, 4) : vandq_u8(nib, vdupq_n_u8(0x0F)));
+}
+
+// Sub-block s = 2c (kHigh false: low nibbles) or 2c+1 (high nibbles) of both
+// pairs; qh: the block's planes (Q5_K).
+template <bool kQ5, bool kHigh>
+inline void load_sub_block(const uint8_t* qs_c, const uint8_t* qh, unsigned s, int8x16_t w[2][4]) {
 #pragma GCC unroll 2
   for (int q = 0; q < 2; ++q) {
     const uint8x16x4_t nib = vld1q_u8_x4(qs_c + 64 * q);
 #pragma GCC unroll 4
-    for (int g = 0; g < 4; ++g) {
-      w[q][g] = vreinterpretq_s8_u8(kHigh ? vshrq_n_u8(nib.val[g], 4) : vandq_u8(nib.val[g], vdupq_n_u8(0x0F)));
-    }
+    for (int g = 0; g < 4; ++g) w[q][g] = codes<kQ5, kHigh>(nib.val[g], qh + 64 * q + 16 * g, s);
   }
 }
 
 // One sub-block for P pairs of activation rows: sum[p][q] += tile * pattern.
-template <int P, bool kHigh>
-inline void sub_block(const uint8_t* qs_c, const uint8_t* x_s, size_t pair_bytes, const uint8x16x2_t& sc,
-                      const uint8_t (*index)[16], int32x4_t (&sum)[P][2]) {
+template <int P, bool kQ5, bool kHigh>
+inline void sub_block(const uint8_t* qs_c, const uint8_t* qh, unsigned s, const uint8_t* x_s, size_t pair_bytes,
+                      const uint8x16x2_t& sc, const uint8_t (*index)[16], int32x4_t (&sum)[P][2]) {
   int8x16_t w[2][4];
-  load_sub_block<kHigh>(qs_c, w);
+  load_sub_block<kQ5, kHigh>(qs_c, qh, s, w);
   const int32x4_t pattern[2] = {vreinterpretq_s32_u8(vqtbl2q_u8(sc, vld1q_u8(index[0]))),
                                 vreinterpretq_s32_u8(vqtbl2q_u8(sc, vld1q_u8(index[1])))};
 #pragma GCC unroll 4
@@ -188,8 +211,8 @@ struct RowChains {
 
 // Sub-block kJ (chunk kJ / 2, its high nibbles when kJ is odd): nib = the
 // chunk's codes, pair q in nib[4q .. 4q + 3]; a = the row's block.
-template <int kJ>
-inline void row_sub_block(const uint8x16_t* nib, const uint8_t* a, int32x4_t step, RowChains& ch) {
+template <bool kQ5, int kJ>
+inline void row_sub_block(const uint8x16_t* nib, const uint8_t* qh, const uint8_t* a, int32x4_t step, RowChains& ch) {
   constexpr int kX = static_cast<int>(kQ8_KQsOffset) + 64 * kJ;
   int8x16_t x[4];
   ldp_q<kX>(a, x[0], x[1]);
@@ -197,8 +220,8 @@ inline void row_sub_block(const uint8x16_t* nib, const uint8_t* a, int32x4_t ste
 #pragma GCC unroll 4
   for (int g = 0; g < 4; ++g) {
     const uint8x16_t n0 = nib[g], n1 = nib[4 + g];
-    const int8x16_t w0 = vreinterpretq_s8_u8(kJ % 2 != 0 ? vshrq_n_u8(n0, 4) : vandq_u8(n0, vdupq_n_u8(0x0F)));
-    const int8x16_t w1 = vreinterpretq_s8_u8(kJ % 2 != 0 ? vshrq_n_u8(n1, 4) : vandq_u8(n1, vdupq_n_u8(0x0F)));
+    const int8x16_t w0 = codes<kQ5, kJ % 2 != 0>(n0, qh + 16 * g, kJ);
+    const int8x16_t w1 = codes<kQ5, kJ % 2 != 0>(n1, qh + 64 + 16 * g, kJ);
     if (kJ == 0 && g == 0) {
       ch.c0 = smmla_from_zero(x[0], w0);
       ch.c1 = smmla_from_zero(x[0], w1);
@@ -212,7 +235,7 @@ inline void row_sub_block(const uint8x16_t* nib, const uint8_t* a, int32x4_t ste
 }
 
 // Chunk c (sub-blocks 2c, 2c + 1): its 128 bytes of codes loaded once.
-template <int kC>
+template <bool kQ5, int kC>
 inline void row_chunk(const uint8_t* w, const uint8_t* a, int32x4_t step_lo, int32x4_t step_hi, RowChains& ch) {
   constexpr int kQs = static_cast<int>(kQsOffset) + 128 * kC;
   uint8x16_t nib[8];
@@ -220,21 +243,33 @@ inline void row_chunk(const uint8_t* w, const uint8_t* a, int32x4_t step_lo, int
   ldp_q<kQs + 32>(w, nib[2], nib[3]);
   ldp_q<kQs + 64>(w, nib[4], nib[5]);
   ldp_q<kQs + 96>(w, nib[6], nib[7]);
-  row_sub_block<2 * kC>(nib, a, step_lo, ch);
-  row_sub_block<2 * kC + 1>(nib, a, step_hi, ch);
+  // No planes for Q4_K: given the unused w + kQhOffset, GCC 12 kept a copy of
+  // w per super-block (Q4_K decode, 1 x 4096 x 4096: 3740738 -> 3757120).
+  const uint8_t* qh = kQ5 ? w + kQhOffset : nullptr;
+  row_sub_block<kQ5, 2 * kC>(nib, qh, a, step_lo, ch);
+  row_sub_block<kQ5, 2 * kC + 1>(nib, qh, a, step_hi, ch);
+}
+
+// sum_j v_j * bsum_j of the row for the 4 rows' v (the mins, or Q5_K's
+// scales; 4 per lane) with SDOT on b0 = {bsum_lo[0..7], bsum_hi[0..7]}: the
+// high part first, shifted, then accumulating the low part.
+__attribute__((always_inline)) inline int32x4_t row_bsum_dot(const int8x16x2_t& v, int8x16_t b0) {
+  const int32x4_t hi = vdotq_laneq_s32(vdotq_laneq_s32(vdupq_n_s32(0), v.val[0], b0, 2), v.val[1], b0, 3);
+  return vdotq_laneq_s32(vdotq_laneq_s32(vshlq_n_s32(hi, 7), v.val[0], b0, 0), v.val[1], b0, 1);
 }
 
 // acc + the super-block (the row's at a, the tile's at w); a advances to the
 // row's next block.
+template <bool kQ5>
 __attribute__((always_inline)) inline float32x4_t row_block(float32x4_t acc, const uint8_t*& a, const uint8_t* w,
                                                             size_t a_stride) {
   const RowPlanes planes = row_planes(w);
   const int8x16x2_t steps = scale_steps(planes.sc);
   RowChains ch;
-  row_chunk<0>(w, a, lane_byte<0>(steps.val[0]), lane_byte<1>(steps.val[0]), ch);
-  row_chunk<1>(w, a, lane_byte<2>(steps.val[0]), lane_byte<3>(steps.val[0]), ch);
-  row_chunk<2>(w, a, lane_byte<0>(steps.val[1]), lane_byte<1>(steps.val[1]), ch);
-  row_chunk<3>(w, a, lane_byte<2>(steps.val[1]), lane_byte<3>(steps.val[1]), ch);
+  row_chunk<kQ5, 0>(w, a, lane_byte<0>(steps.val[0]), lane_byte<1>(steps.val[0]), ch);
+  row_chunk<kQ5, 1>(w, a, lane_byte<2>(steps.val[0]), lane_byte<3>(steps.val[0]), ch);
+  row_chunk<kQ5, 2>(w, a, lane_byte<0>(steps.val[1]), lane_byte<1>(steps.val[1]), ch);
+  row_chunk<kQ5, 3>(w, a, lane_byte<2>(steps.val[1]), lane_byte<3>(steps.val[1]), ch);
   // sum_j m_j * bsum_j of the row with SDOT: {bsum_lo[0..7], bsum_hi[0..7]}
   // of the row against the 4 rows' mins (4 per lane); the high part first,
   // shifted, then accumulating the low part.
@@ -242,17 +277,24 @@ __attribute__((always_inline)) inline float32x4_t row_block(float32x4_t acc, con
   int8x16_t lo, hi;
   ldp_q<static_cast<int>(kQ8_KBsumOffset)>(a, lo, hi);
   const int8x16_t b0 = vreinterpretq_s8_s64(vzip1q_s64(vreinterpretq_s64_s8(lo), vreinterpretq_s64_s8(hi)));
-  int32x4_t msum = vdotq_laneq_s32(vdotq_laneq_s32(vdupq_n_s32(0), m.val[0], b0, 2), m.val[1], b0, 3);
-  msum = vdotq_laneq_s32(vdotq_laneq_s32(vshlq_n_s32(msum, 7), m.val[0], b0, 0), m.val[1], b0, 1);
+  const int32x4_t msum = row_bsum_dot(m, b0);
+  if constexpr (kQ5) {  // S += 16 sum_j sc_j * bsum_j (the scales are 6-bit: int8)
+    const int8x16x2_t sc = {vreinterpretq_s8_u8(planes.sc.val[0]), vreinterpretq_s8_u8(planes.sc.val[1])};
+    ch.sum = vaddq_s32(ch.sum, vshlq_n_s32(row_bsum_dot(sc, b0), 4));
+  }
   const float16x8_t d = vreinterpretq_f16_u16(vld1q_u16(reinterpret_cast<const uint16_t*>(w)));  // d[4], dmin[4]
   const float32x4_t v = vfmsq_f32(vmulq_f32(vcvtq_f32_s32(ch.sum), vcvt_f32_f16(vget_low_f16(d))), vcvtq_f32_s32(msum),
                                   vcvt_high_f32_f16(d));
   return vfmaq_f32(acc, v, ld1r_f32_post(a, a_stride));
 }
 
-// The kernel's type, for SuperBlockTiles (super_block_tiles.h).
-struct Q4_K : arm::WeightType<gguf::GgmlType::Q4_K, ref::BlockQ4_K> {
-  static constexpr size_t kPackedBlockBytes = i8mm::kPackedBlockBytes;
+// The kernels' types, for SuperBlockTiles (super_block_tiles.h): Q4_K
+// (kQ5 false) and Q5_K.
+template <bool kQ5>
+struct OffsetK : arm::WeightType<kQ5 ? gguf::GgmlType::Q5_K : gguf::GgmlType::Q4_K,
+                                 std::conditional_t<kQ5, ref::BlockQ5_K, ref::BlockQ4_K>> {
+  using GgufBlock = std::conditional_t<kQ5, ref::BlockQ5_K, ref::BlockQ4_K>;
+  static constexpr size_t kPackedBlockBytes = i8mm::kPackedBlockBytes<kQ5>;
   static constexpr size_t kRowTileStart = 0;
 
   static void pack(const GgufBlock& blk, uint8_t* out, size_t r) {
@@ -262,6 +304,11 @@ struct Q4_K : arm::WeightType<gguf::GgmlType::Q4_K, ref::BlockQ4_K> {
     for (size_t c = 0; c < 4; ++c) {
       for (size_t g = 0; g < 4; ++g) {
         std::memcpy(out + kQsOffset + 128 * c + 64 * (r / 2) + 16 * g + 8 * (r % 2), blk.qs + 32 * c + 8 * g, 8);
+      }
+    }
+    if constexpr (kQ5) {
+      for (size_t l = 0; l < 32; ++l) {
+        out[kQhOffset + 64 * (r / 2) + 16 * (l / 8) + 8 * (r % 2) + l % 8] = static_cast<uint8_t>(~blk.qh[l]);
       }
     }
   }
@@ -274,17 +321,24 @@ struct Q4_K : arm::WeightType<gguf::GgmlType::Q4_K, ref::BlockQ4_K> {
     for (int c = 0; c < 4; ++c) {
       const uint8_t* qs_c = w + kQsOffset + 128 * c;
       const uint8_t* x_c = a + kQ8_KQsOffset + 128 * c;
-      sub_block<P, false>(qs_c, x_c, pair_bytes, sc, kScaleIndex.pair[2 * c], sum);
-      sub_block<P, true>(qs_c, x_c + 64, pair_bytes, sc, kScaleIndex.pair[2 * c + 1], sum);
+      const auto s = static_cast<unsigned>(2 * c);
+      sub_block<P, kQ5, false>(qs_c, w + kQhOffset, s, x_c, pair_bytes, sc, kScaleIndex.pair[2 * c], sum);
+      sub_block<P, kQ5, true>(qs_c, w + kQhOffset, s + 1, x_c + 64, pair_bytes, sc, kScaleIndex.pair[2 * c + 1], sum);
     }
   }
 
-  // acc += (float(S) * d_w - float(M) * dmin_w) * d_a, M the mins term.
+  // acc += (float(S) * d_w - float(M) * dmin_w) * d_a, M the mins term (and
+  // Q5_K's S + 16 sum_j sc_j * bsum_j, the same product with the scales).
   template <int P>
   __attribute__((always_inline)) static void add(const uint8_t* w, const uint8_t* a, size_t pair_bytes,
                                                  const int32x4_t (&sum)[P][2], float (&acc)[P][2][4]) {
     int8x16_t mins[2];
     mins_pairs(decode_mins(w + kScalesOffset), mins);
+    [[maybe_unused]] int8x16_t scales[2];
+    if constexpr (kQ5) {
+      const uint8x16x2_t sc = decode_scales(w + kScalesOffset);
+      mins_pairs({vreinterpretq_s8_u8(sc.val[0]), vreinterpretq_s8_u8(sc.val[1])}, scales);
+    }
     const float32x4_t d4 = load_f16x4(w), dmin4 = load_f16x4(w + 8);
     const float32x4_t dpat[2] = {pair_pattern_lo(d4), pair_pattern_hi(d4)};
     const float32x4_t mpat[2] = {pair_pattern_lo(dmin4), pair_pattern_hi(dmin4)};
@@ -295,8 +349,10 @@ struct Q4_K : arm::WeightType<gguf::GgmlType::Q4_K, ref::BlockQ4_K> {
       const int8x16x2_t bsum = vld1q_s8_x2(reinterpret_cast<const int8_t*>(ap + kQ8_KBsumOffset));
 #pragma GCC unroll 2
       for (int q = 0; q < 2; ++q) {
+        int32x4_t s = sum[p][q];
+        if constexpr (kQ5) s = vaddq_s32(s, vshlq_n_s32(mins_tile(bsum, scales[q]), 4));
         const float32x4_t v =
-            vfmsq_f32(vmulq_f32(vcvtq_f32_s32(sum[p][q]), dpat[q]), vcvtq_f32_s32(mins_tile(bsum, mins[q])), mpat[q]);
+            vfmsq_f32(vmulq_f32(vcvtq_f32_s32(s), dpat[q]), vcvtq_f32_s32(mins_tile(bsum, mins[q])), mpat[q]);
         vst1q_f32(acc[p][q], vfmaq_f32(vld1q_f32(acc[p][q]), v, apat));
       }
     }
@@ -304,13 +360,15 @@ struct Q4_K : arm::WeightType<gguf::GgmlType::Q4_K, ref::BlockQ4_K> {
 
   __attribute__((always_inline)) static float32x4_t row_block(float32x4_t acc, const uint8_t*& a, const uint8_t* w,
                                                               size_t a_stride) {
-    return i8mm::row_block(acc, a, w, a_stride);
+    return i8mm::row_block<kQ5>(acc, a, w, a_stride);
   }
 };
 
 }  // namespace
 
-constinit const MatmulKernel kMatmulQ4_K =
-    arm::interleaved_kernel<SuperBlockTiles<Q4_K>>("matmul_f32_q8_k_q4_k_8x4_i8mm", Tier::i8mm, kRequiredFeatures);
+constinit const MatmulKernel kMatmulQ4_K = arm::interleaved_kernel<SuperBlockTiles<OffsetK<false>>>(
+    "matmul_f32_q8_k_q4_k_8x4_i8mm", Tier::i8mm, kRequiredFeatures);
+constinit const MatmulKernel kMatmulQ5_K = arm::interleaved_kernel<SuperBlockTiles<OffsetK<true>>>(
+    "matmul_f32_q8_k_q5_k_8x4_i8mm", Tier::i8mm, kRequiredFeatures);
 
 }  // namespace kernels::i8mm

@@ -1,0 +1,79 @@
+// matmul_f32_q8_0_q5_0_8x4_i8mm: Q5_0 weights x Q8_0 activations with SMMLA.
+//
+// Features: Advanced SIMD + I8MM (SMMLA). Compiled with -march=armv8.2-a+dotprod+i8mm.
+//
+// RHS (pack_rhs, at load): block_tiles.h's tiles of 4 weight rows (2 SMMLA
+// pairs), per block of 32, 88 = 4 x 22 bytes (no growth), kChunks = 2:
+//   uint16 d[4]                   fp16 scales of rows 0..3
+//   uint8  qs[pair q][half g][16] row 2q bytes 8g..8g+7, then row 2q+1 bytes
+//                                 8g..8g+7 (GGUF qs: the low nibbles are
+//                                 elements 8g.., the high ones 16+8g..)
+//   uint8  plane[16]              the inverted fifth bits: byte i, bit
+//                                 4q + 2g + h for element 16h + 8g + i % 8 of
+//                                 row 2q + i / 8 (the qs byte at the same i)
+// The codes decode as the reference's q - 16 with one CMTST and one BSL or SRI
+// per 16 (arm/fifth_bits.h). Missing rows of the last tile are zero.
+//
+// LHS (pack_lhs): Q8_0 pairs (lhs_pairs.h). run: block_tiles.h, as Q4_0 and
+// Q8_0: m_step 8, n_step 4; a result does not depend on the split of the rows.
+#include "kernels/arm/i8mm/isa_check.h"
+
+#include <arm_neon.h>
+
+#include "kernels/arm/fifth_bits.h"
+#include "kernels/arm/i8mm/block_tiles.h"
+#include "kernels/arm/i8mm/kernel_defs.h"
+#include "kernels/ref/blocks.h"
+
+namespace kernels::i8mm {
+namespace {
+
+struct Q5_0 : arm::WeightType<gguf::GgmlType::Q5_0, ref::BlockQ5_0> {
+  static constexpr size_t kChunks = 2;
+  static constexpr size_t kExtraBytes = 16;
+
+  static void pack(const GgufBlock& blk, uint8_t* row0) {
+    for (size_t i = 0; i < 16; ++i) row0[16 * (i / 8) + i % 8] = blk.qs[i];
+  }
+
+  // Row r's bits of the plane (zeroed before: interleaved.h pack_tiles).
+  static void pack_extra(const GgufBlock& blk, uint8_t* plane, size_t r) {
+    for (size_t e = 0; e < 32; ++e) {
+      const unsigned inverted = (~static_cast<unsigned>(blk.qh[e / 8]) >> (e % 8)) & 1u;
+      const size_t i = 8 * (r % 2) + e % 8, bit = 4 * (r / 2) + 2 * (e % 16 / 8) + e / 16;
+      plane[i] = static_cast<uint8_t>(plane[i] | inverted << bit);
+    }
+  }
+
+  __attribute__((always_inline)) static TileWeights decode(float32x4_t d, uint8x16x4_t nib, uint8x16_t plane) {
+    TileWeights r;
+    r.d = d;
+#pragma GCC unroll 2
+    for (unsigned q = 0; q < 2; ++q) {
+      const uint8x16_t g0 = nib.val[2 * q], g1 = nib.val[2 * q + 1];
+      r.w[q][0] = arm::fifth_bit_codes<0>(g0, plane, 4 * q);
+      r.w[q][1] = arm::fifth_bit_codes<0>(g1, plane, 4 * q + 2);
+      r.w[q][2] = arm::fifth_bit_codes<1>(g0, plane, 4 * q + 1);
+      r.w[q][3] = arm::fifth_bit_codes<1>(g1, plane, 4 * q + 3);
+    }
+    return r;
+  }
+
+  static TileWeights load(const uint8_t* p) { return decode(load_f16x4(p), vld1q_u8_x4(p + 8), vld1q_u8(p + 72)); }
+
+  // load(p) with post-indexed loads (p += 88).
+  static TileWeights load_next(const uint8_t*& p) {
+    const float32x4_t d = load_f16x4_post(p);
+    const uint8x16x4_t nib = vld1q_u8_x4(p);
+    const uint8x16_t plane = vld1q_u8(p + 64);
+    p += 80;
+    return decode(d, nib, plane);
+  }
+};
+
+}  // namespace
+
+constinit const MatmulKernel kMatmulQ5_0 =
+    arm::interleaved_kernel<BlockTiles<Q5_0>>("matmul_f32_q8_0_q5_0_8x4_i8mm", Tier::i8mm, kRequiredFeatures);
+
+}  // namespace kernels::i8mm

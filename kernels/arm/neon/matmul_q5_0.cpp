@@ -1,0 +1,68 @@
+// matmul_f32_q8_0_q5_0_4x4_neon: Y = X * W^T with Q5_0 weights (kernels/matmul.h).
+//
+// Contract:
+// - tier neon, aarch64, requires asimd; compiled with -march=armv8-a (any
+//   64-bit ARM core). Instructions: CMTST and BSL / SRI to unpack the 5-bit
+//   codes (arm/fifth_bits.h), SMULL / SMLAL(2) into int16 lanes, ADDP /
+//   SADDLP, SCVTF, FMUL / FADD.
+// - weights: repacked at load (pack_rhs) into groups of 4 rows, Packed below:
+//   same size as the 4 GGUF rows.
+// - activations: Q8_0 rows in 48-byte blocks with a float scale (pack_lhs =
+//   neon::pack_lhs_q8_0f, lhs_q8_0.h).
+// - m_step = kTileM = 4, n_step = kTileN = 4 (block_tile.h); any m and n, k a
+//   multiple of 32.
+// - result: equal to matmul_f32_q8_0_q5_0_1x1_ref bit for bit.
+//
+// Layout, per block of 32 and group of 4 rows: d[c] (fp16) of the 4 rows, then
+// qs[16c + i] = the GGUF qs[i] of row c (elements i, low nibble, and 16 + i,
+// high), then a 16-byte plane of the inverted fifth bits: byte i, bit 2c + h
+// for element 16h + i of row c. The codes decode as the reference's q - 16
+// (-16..15: |w * a| <= 2032, inside NeonSmallCodes' int16 lanes).
+#include "kernels/arm/neon/isa_check.h"
+
+#include <arm_neon.h>
+
+#include <cstring>
+#include <utility>
+
+#include "kernels/arm/fifth_bits.h"
+#include "kernels/arm/neon/block_tile.h"
+#include "kernels/arm/neon/int8_dot.h"
+#include "kernels/arm/neon/kernel_defs.h"
+
+namespace kernels::neon {
+namespace {
+
+struct Q5_0 : arm::BlockType<gguf::GgmlType::Q5_0, ref::BlockQ5_0>, arm::ColumnDot<arm::NeonSmallCodes> {
+  static void pack(const uint8_t* const* blocks, Packed& p) {
+    const uint8_t* qh[arm::kTileN];
+    for (size_t c = 0; c < arm::kTileN; ++c) {
+      const auto* b = reinterpret_cast<const ref::BlockQ5_0*>(blocks[c]);
+      std::memcpy(p.qs + 16 * c, b->qs, 16);
+      qh[c] = b->qh;
+    }
+    arm::pack_fifth_bit_plane(qh, p.qs + 64, [](size_t c, size_t e) {
+      return std::pair<size_t, unsigned>{e % 16, static_cast<unsigned>(2 * c + e / 16)};
+    });
+  }
+
+  template <size_t MR>
+  __attribute__((always_inline)) static Codes decode(const Packed& p) {
+    const uint8x16_t plane = vld1q_u8(p.qs + 64);
+    Codes w;
+#pragma GCC unroll 4
+    for (size_t c = 0; c < arm::kTileN; ++c) {
+      const uint8x16_t raw = vld1q_u8(p.qs + 16 * c);
+      w.lo[c] = arm::fifth_bit_codes<0>(raw, plane, static_cast<unsigned>(2 * c));
+      w.hi[c] = arm::fifth_bit_codes<1>(raw, plane, static_cast<unsigned>(2 * c + 1));
+    }
+    return w;
+  }
+};
+
+}  // namespace
+
+constinit const MatmulKernel kMatmulQ5_0 =
+    arm::tile_kernel<arm::BlockTile<Q5_0>>("matmul_f32_q8_0_q5_0_4x4_neon", Tier::neon, kRequiredFeatures);
+
+}  // namespace kernels::neon
