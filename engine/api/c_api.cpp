@@ -16,6 +16,7 @@
 #include "engine/model/model.h"
 #include "engine/runtime/sampler.h"
 #include "engine/runtime/session.h"
+#include "engine/runtime/session_file.h"
 #include "engine/threads/thread_plan.h"
 #include "engine/threads/thread_pool.h"
 #include "engine/threads/topology.h"
@@ -42,8 +43,15 @@ struct SessionObject {
   ModelObject* owner = nullptr;  // outlives the session: see ModelObject::sessions
   std::unique_ptr<engine::ThreadPool> pool;
   std::unique_ptr<engine::Session> session;  // destroyed before the pool it uses
-  bool has_logits = false;
-  std::atomic<uint32_t> n_past{0};  // readable while another thread evaluates
+  // Readable while another thread evaluates: copies of the session's counts,
+  // updated after every call that changes them.
+  std::atomic<uint32_t> n_past{0};
+  std::atomic<uint64_t> n_evaluated{0};
+  bool has_logits() const { return !session->logits().empty(); }
+  void published() {
+    n_past.store(static_cast<uint32_t>(session->tokens().size()));
+    n_evaluated.store(session->n_evaluated());
+  }
 };
 
 struct SamplerObject {
@@ -91,6 +99,10 @@ engine_status guarded(const char* what, Fn&& fn) {
     return fail(ENGINE_ERR_MODEL, e.what());
   } catch (const engine::ResourceError& e) {
     return fail(ENGINE_ERR_OUT_OF_MEMORY, std::string(what) + ": " + e.what());
+  } catch (const engine::Aborted& e) {
+    return fail(ENGINE_ERR_ABORTED, std::string(what) + ": " + e.what());
+  } catch (const engine::SessionFileError& e) {
+    return fail(ENGINE_ERR_FILE, std::string(what) + ": " + e.what());
   } catch (const engine::Error& e) {
     const std::string msg = e.what();
     return fail(msg.rfind("context full", 0) == 0 ? ENGINE_ERR_CONTEXT_FULL : ENGINE_ERR_INVALID_ARGUMENT,
@@ -112,18 +124,28 @@ R model_property(const engine_model* m, R bad, Fn&& fn) {
   return result;
 }
 
-// engine_prefill and engine_decode; `what` is the C function, named in every
-// message (a decode on a freed session once blamed engine_prefill).
-engine_status evaluate(const char* what, engine_session* session, const int32_t* tokens, size_t n) {
+// A call on a claimed session that may change its state: fn(session) under
+// guarded, and the counts published whatever the outcome (an aborted prefill
+// keeps its whole batches). `what` is the C function, named in every message
+// (a decode on a freed session once blamed engine_prefill).
+template <class Fn>
+engine_status on_session(const char* what, engine_session* session, Fn&& fn) {
   SessionClaim s(session);
   if (s.status() != Status::ok) return refused(s.status(), what, "session");
-  if (tokens == nullptr || n == 0) return fail(ENGINE_ERR_INVALID_ARGUMENT, std::string(what) + ": no tokens");
-  return guarded(what, [&] {
-    // A failed evaluation leaves no logits (the session cleared them).
-    s->has_logits = false;
-    s->session->eval({tokens, n});
-    s->has_logits = true;
-    s->n_past.store(s->session->n_past());
+  const engine_status status = guarded(what, [&] { return fn(*s->session); });
+  s->published();
+  return status;
+}
+
+// engine_prefill and engine_decode. A failed evaluation leaves no logits (the
+// session cleared them).
+engine_status evaluate(const char* what, engine_session* session, const int32_t* tokens, size_t n) {
+  if (tokens == nullptr || n == 0) {
+    if (SessionClaim s(session); s.status() != Status::ok) return refused(s.status(), what, "session");
+    return fail(ENGINE_ERR_INVALID_ARGUMENT, std::string(what) + ": no tokens");
+  }
+  return on_session(what, session, [&](engine::Session& s) {
+    s.eval({tokens, n});
     return ENGINE_OK;
   });
 }
@@ -159,6 +181,8 @@ const char* engine_status_name(engine_status s) {
     case ENGINE_ERR_STATE: return "call out of order";
     case ENGINE_ERR_OUT_OF_MEMORY: return "out of memory";
     case ENGINE_ERR_INTERNAL: return "internal error";
+    case ENGINE_ERR_ABORTED: return "aborted";
+    case ENGINE_ERR_FILE: return "saved session file";
   }
   return "unknown status";
 }
@@ -312,11 +336,74 @@ engine_status engine_decode(engine_session* session, int32_t token) {
   return evaluate("engine_decode", session, &token, 1);
 }
 
+engine_status engine_prefill_prompt(engine_session* session, const int32_t* tokens, size_t n, size_t* n_reused) {
+  if (n_reused != nullptr) *n_reused = 0;
+  if (tokens == nullptr || n == 0) return evaluate("engine_prefill_prompt", session, tokens, n);
+  return on_session("engine_prefill_prompt", session, [&](engine::Session& s) {
+    const uint32_t reused = s.eval_prompt({tokens, n});
+    if (n_reused != nullptr) *n_reused = reused;
+    return ENGINE_OK;
+  });
+}
+
+engine_status engine_session_truncate(engine_session* session, uint32_t n) {
+  return on_session("engine_session_truncate", session, [&](engine::Session& s) {
+    s.truncate(n);
+    return ENGINE_OK;
+  });
+}
+
+engine_status engine_session_tokens(engine_session* session, int32_t* tokens, size_t capacity, size_t* n) {
+  SessionClaim s(session);
+  if (s.status() != Status::ok) return refused(s.status(), "engine_session_tokens", "session");
+  if (n == nullptr || (tokens == nullptr && capacity > 0)) {
+    return fail(ENGINE_ERR_INVALID_ARGUMENT, "engine_session_tokens: n or tokens is null");
+  }
+  const std::span<const int32_t> held = s->session->tokens();
+  *n = held.size();
+  std::copy_n(held.begin(), std::min(capacity, held.size()), tokens);
+  if (held.size() > capacity) {
+    return fail(ENGINE_ERR_BUFFER_TOO_SMALL, "engine_session_tokens: the session holds " + std::to_string(held.size()) +
+                                                 " tokens, room for " + std::to_string(capacity));
+  }
+  return ENGINE_OK;
+}
+
+uint64_t engine_session_n_evaluated(const engine_session* session) {
+  uint64_t n = 0;
+  handle_table().peek(id_of(session), Kind::session,
+                      [&](void* o) { n = static_cast<const SessionObject*>(o)->n_evaluated.load(); });
+  return n;
+}
+
+engine_status engine_session_save(engine_session* session, const char* path) {
+  if (path == nullptr) return fail(ENGINE_ERR_INVALID_ARGUMENT, "engine_session_save: path is null");
+  return on_session("engine_session_save", session, [&](engine::Session& s) {
+    engine::save_session(s, path);
+    return ENGINE_OK;
+  });
+}
+
+engine_status engine_session_load(engine_session* session, const char* path) {
+  if (path == nullptr) return fail(ENGINE_ERR_INVALID_ARGUMENT, "engine_session_load: path is null");
+  return on_session("engine_session_load", session, [&](engine::Session& s) {
+    engine::load_session(s, path);
+    return ENGINE_OK;
+  });
+}
+
+engine_status engine_session_set_abort(engine_session* session, engine_abort_callback callback, void* user_data) {
+  return on_session("engine_session_set_abort", session, [&](engine::Session& s) {
+    s.set_abort(callback, user_data);
+    return ENGINE_OK;
+  });
+}
+
 engine_status engine_logits(engine_session* session, const float** logits, size_t* n_vocab) {
   SessionClaim s(session);
   if (s.status() != Status::ok) return refused(s.status(), "engine_logits", "session");
   if (logits == nullptr || n_vocab == nullptr) return fail(ENGINE_ERR_INVALID_ARGUMENT, "engine_logits: null output");
-  if (!s->has_logits) {
+  if (!s->has_logits()) {
     return fail(ENGINE_ERR_STATE, "engine_logits: no logits (nothing evaluated since the session was created or "
                                   "reset, or the last evaluation failed)");
   }
@@ -354,8 +441,7 @@ engine_status engine_session_reset(engine_session* session) {
   SessionClaim s(session);
   if (s.status() != Status::ok) return refused(s.status(), "engine_session_reset", "session");
   s->session->reset();
-  s->has_logits = false;
-  s->n_past.store(0);
+  s->published();
   return ENGINE_OK;
 }
 
@@ -418,7 +504,7 @@ engine_status engine_sample(engine_sampler* sampler_handle, engine_session* sess
   if (token == nullptr) return fail(ENGINE_ERR_INVALID_ARGUMENT, "engine_sample: token is null");
   const size_t n_vocab = s->owner->model->config().n_vocab;
   const auto logits = s->session->logits();
-  if (!s->has_logits || logits.size() < n_vocab) {
+  if (!s->has_logits() || logits.size() < n_vocab) {
     return fail(ENGINE_ERR_STATE, "engine_sample: no logits (call engine_prefill or engine_decode first)");
   }
   return guarded("engine_sample", [&] {
