@@ -9,146 +9,15 @@
 #include <new>
 #include <string>
 
+#include "engine/api/c_api_objects.h"
 #include "engine/api/engine.h"
-#include "engine/api/handle_table.h"
-#include "engine/api/last_error.h"
-#include "engine/support/error.h"
-#include "engine/model/model.h"
-#include "engine/runtime/sampler.h"
-#include "engine/runtime/session.h"
-#include "engine/runtime/session_file.h"
-#include "engine/threads/thread_plan.h"
-#include "engine/threads/thread_pool.h"
-#include "engine/threads/topology.h"
-#include "engine/tokenizer/tokenizer.h"
 #include "engine/support/version.h"
-#include "gguf/file.h"
+#include "engine/threads/thread_plan.h"
+#include "engine/threads/topology.h"
+
+using namespace engine::api_detail;  // NOLINT: the objects and steps of c_api_objects.h
 
 namespace {
-
-using engine::api_detail::Access;
-using engine::api_detail::fail;
-using engine::api_detail::Claim;
-using engine::api_detail::handle_table;
-using engine::api_detail::Kind;
-using engine::api_detail::Status;
-
-struct ModelObject {
-  std::unique_ptr<engine::Model> model;
-  engine::Tokenizer tokenizer;
-  std::atomic<int> sessions{0};  // a model with sessions cannot be freed
-};
-
-struct SessionObject {
-  ModelObject* owner = nullptr;  // outlives the session: see ModelObject::sessions
-  std::unique_ptr<engine::ThreadPool> pool;
-  std::unique_ptr<engine::Session> session;  // destroyed before the pool it uses
-  // Readable while another thread evaluates: copies of the session's counts,
-  // updated after every call that changes them.
-  std::atomic<uint32_t> n_past{0};
-  std::atomic<uint64_t> n_evaluated{0};
-  bool has_logits() const { return !session->logits().empty(); }
-  void published() {
-    n_past.store(static_cast<uint32_t>(session->tokens().size()));
-    n_evaluated.store(session->n_evaluated());
-  }
-};
-
-struct SamplerObject {
-  std::unique_ptr<engine::Sampler> sampler;
-};
-
-using ModelClaim = Claim<ModelObject, Kind::model, Access::shared>;
-using SessionClaim = Claim<SessionObject, Kind::session, Access::exclusive>;
-using SamplerClaim = Claim<SamplerObject, Kind::sampler, Access::exclusive>;
-
-template <class Handle>
-uintptr_t id_of(const Handle* h) {
-  return reinterpret_cast<uintptr_t>(h);
-}
-template <class Handle>
-Handle* handle_of(uintptr_t id) {
-  return reinterpret_cast<Handle*>(id);
-}
-
-
-// The status of a claim or removal that did not succeed.
-engine_status refused(Status s, const std::string& what, const char* noun) {
-  switch (s) {
-    case Status::ok:
-      break;
-    case Status::invalid:
-      return fail(ENGINE_ERR_INVALID_HANDLE, what + ": invalid, freed or null handle");
-    case Status::busy:
-      return fail(ENGINE_ERR_BUSY, what + ": the " + noun + " is in use by another thread");
-    case Status::refused:
-      return fail(ENGINE_ERR_IN_USE, what + ": the " + noun + " is still in use");
-  }
-  return fail(ENGINE_ERR_INTERNAL, what + ": unexpected handle status");
-}
-
-// Runs fn, mapping exceptions to statuses.
-template <class Fn>
-engine_status guarded(const char* what, Fn&& fn) {
-  try {
-    engine::api_detail::clear_last_error();
-    return fn();
-  } catch (const gguf::Error& e) {
-    return fail(ENGINE_ERR_MODEL, e.what());
-  } catch (const engine::ModelError& e) {
-    return fail(ENGINE_ERR_MODEL, e.what());
-  } catch (const engine::ResourceError& e) {
-    return fail(ENGINE_ERR_OUT_OF_MEMORY, std::string(what) + ": " + e.what());
-  } catch (const engine::Aborted& e) {
-    return fail(ENGINE_ERR_ABORTED, std::string(what) + ": " + e.what());
-  } catch (const engine::SessionFileError& e) {
-    return fail(ENGINE_ERR_FILE, std::string(what) + ": " + e.what());
-  } catch (const engine::Error& e) {
-    const std::string msg = e.what();
-    return fail(msg.rfind("context full", 0) == 0 ? ENGINE_ERR_CONTEXT_FULL : ENGINE_ERR_INVALID_ARGUMENT,
-                std::string(what) + ": " + msg);
-  } catch (const std::bad_alloc&) {
-    return fail(ENGINE_ERR_OUT_OF_MEMORY, std::string(what) + ": out of memory");
-  } catch (const std::exception& e) {
-    return fail(ENGINE_ERR_INTERNAL, std::string(what) + ": " + e.what());
-  } catch (...) {
-    return fail(ENGINE_ERR_INTERNAL, std::string(what) + ": unknown error");
-  }
-}
-
-// Model properties are immutable: read under the table's lock, no call slot.
-template <class R, class Fn>
-R model_property(const engine_model* m, R bad, Fn&& fn) {
-  R result = bad;
-  handle_table().peek(id_of(m), Kind::model, [&](void* o) { result = fn(*static_cast<const ModelObject*>(o)); });
-  return result;
-}
-
-// A call on a claimed session that may change its state: fn(session) under
-// guarded, and the counts published whatever the outcome (an aborted prefill
-// keeps its whole batches). `what` is the C function, named in every message
-// (a decode on a freed session once blamed engine_prefill).
-template <class Fn>
-engine_status on_session(const char* what, engine_session* session, Fn&& fn) {
-  SessionClaim s(session);
-  if (s.status() != Status::ok) return refused(s.status(), what, "session");
-  const engine_status status = guarded(what, [&] { return fn(*s->session); });
-  s->published();
-  return status;
-}
-
-// engine_prefill and engine_decode. A failed evaluation leaves no logits (the
-// session cleared them).
-engine_status evaluate(const char* what, engine_session* session, const int32_t* tokens, size_t n) {
-  if (tokens == nullptr || n == 0) {
-    if (SessionClaim s(session); s.status() != Status::ok) return refused(s.status(), what, "session");
-    return fail(ENGINE_ERR_INVALID_ARGUMENT, std::string(what) + ": no tokens");
-  }
-  return on_session(what, session, [&](engine::Session& s) {
-    s.eval({tokens, n});
-    return ENGINE_OK;
-  });
-}
 
 thread_local std::string t_last_error;
 
@@ -334,69 +203,6 @@ engine_status engine_prefill(engine_session* session, const int32_t* tokens, siz
 
 engine_status engine_decode(engine_session* session, int32_t token) {
   return evaluate("engine_decode", session, &token, 1);
-}
-
-engine_status engine_prefill_prompt(engine_session* session, const int32_t* tokens, size_t n, size_t* n_reused) {
-  if (n_reused != nullptr) *n_reused = 0;
-  if (tokens == nullptr || n == 0) return evaluate("engine_prefill_prompt", session, tokens, n);
-  return on_session("engine_prefill_prompt", session, [&](engine::Session& s) {
-    const uint32_t reused = s.eval_prompt({tokens, n});
-    if (n_reused != nullptr) *n_reused = reused;
-    return ENGINE_OK;
-  });
-}
-
-engine_status engine_session_truncate(engine_session* session, uint32_t n) {
-  return on_session("engine_session_truncate", session, [&](engine::Session& s) {
-    s.truncate(n);
-    return ENGINE_OK;
-  });
-}
-
-engine_status engine_session_tokens(engine_session* session, int32_t* tokens, size_t capacity, size_t* n) {
-  SessionClaim s(session);
-  if (s.status() != Status::ok) return refused(s.status(), "engine_session_tokens", "session");
-  if (n == nullptr || (tokens == nullptr && capacity > 0)) {
-    return fail(ENGINE_ERR_INVALID_ARGUMENT, "engine_session_tokens: n or tokens is null");
-  }
-  const std::span<const int32_t> held = s->session->tokens();
-  *n = held.size();
-  std::copy_n(held.begin(), std::min(capacity, held.size()), tokens);
-  if (held.size() > capacity) {
-    return fail(ENGINE_ERR_BUFFER_TOO_SMALL, "engine_session_tokens: the session holds " + std::to_string(held.size()) +
-                                                 " tokens, room for " + std::to_string(capacity));
-  }
-  return ENGINE_OK;
-}
-
-uint64_t engine_session_n_evaluated(const engine_session* session) {
-  uint64_t n = 0;
-  handle_table().peek(id_of(session), Kind::session,
-                      [&](void* o) { n = static_cast<const SessionObject*>(o)->n_evaluated.load(); });
-  return n;
-}
-
-engine_status engine_session_save(engine_session* session, const char* path) {
-  if (path == nullptr) return fail(ENGINE_ERR_INVALID_ARGUMENT, "engine_session_save: path is null");
-  return on_session("engine_session_save", session, [&](engine::Session& s) {
-    engine::save_session(s, path);
-    return ENGINE_OK;
-  });
-}
-
-engine_status engine_session_load(engine_session* session, const char* path) {
-  if (path == nullptr) return fail(ENGINE_ERR_INVALID_ARGUMENT, "engine_session_load: path is null");
-  return on_session("engine_session_load", session, [&](engine::Session& s) {
-    engine::load_session(s, path);
-    return ENGINE_OK;
-  });
-}
-
-engine_status engine_session_set_abort(engine_session* session, engine_abort_callback callback, void* user_data) {
-  return on_session("engine_session_set_abort", session, [&](engine::Session& s) {
-    s.set_abort(callback, user_data);
-    return ENGINE_OK;
-  });
 }
 
 engine_status engine_logits(engine_session* session, const float** logits, size_t* n_vocab) {

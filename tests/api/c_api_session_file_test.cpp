@@ -133,14 +133,14 @@ TEST_P(SessionFile, ABadFileIsRefusedNamingTheProblemAndTheSessionIsUnchanged) {
   write(dir_ / "version.session", version);
   expect_refused(s, dir_ / "version.session", "version 9; this engine reads version 1");
 
-  // The other model's file.
-  const Which other = GetParam() == Which::llama ? Which::gemma4 : Which::llama;
-  {
+  // The other model's file (where both are built).
+  if (session_test::all_models().size() > 1) {
+    const Which other = GetParam() == Which::llama ? Which::gemma4 : Which::llama;
     Session o = session_test::session(other);
     o.prefill(session_test::tokens(5, 6, session_test::Models::get(other).n_vocab()));
     o.save(dir_ / "other.session");
+    expect_refused(s, dir_ / "other.session", "saved with another model");
   }
-  expect_refused(s, dir_ / "other.session", "saved with another model");
   expect_unchanged(s, t, want);
 
   // Another KV type, and a context too small for the saved tokens.
@@ -196,6 +196,6 @@ TEST_P(SessionFile, ASessionTruncatedPastItsRingsSavesItsTokensToEvaluateAgain) 
   EXPECT_EQ(logits(restored), logits(s));
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, SessionFile, testing::Values(Which::llama, Which::gemma4), session_test::name_of);
+INSTANTIATE_TEST_SUITE_P(Models, SessionFile, testing::ValuesIn(session_test::all_models()), session_test::name_of);
 
 }  // namespace

@@ -195,6 +195,6 @@ TEST(SessionTokensApi, BadArgumentsAreErrors) {
   EXPECT_EQ(s.n_past(), 0u);
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, SessionTokens, testing::Values(Which::llama, Which::gemma4), session_test::name_of);
+INSTANTIATE_TEST_SUITE_P(Models, SessionTokens, testing::ValuesIn(session_test::all_models()), session_test::name_of);
 
 }  // namespace

@@ -13,15 +13,23 @@
 
 #include "engine/api/engine.hpp"
 #include "engine/support/log.h"
-#include "tests/engine/gemma4_model.h"
 #include "tests/quantize/test_util.h"
 #include "tests/support/shared_data.h"
+#if ENGINE_TEST_SYNTH  // synth is built with the tools (not in the ThreadSanitizer tree)
+#include "tests/engine/gemma4_model.h"
+#endif
 
 namespace session_test {
 
 enum class Which { llama, gemma4 };
 inline std::string name_of(const testing::TestParamInfo<Which>& info) {
   return info.param == Which::llama ? "Llama" : "Gemma4Windows";
+}
+// The models a tree can test: gemma4 where synth is built.
+inline const std::vector<Which>& all_models() {
+  static const std::vector<Which> models = ENGINE_TEST_SYNTH ? std::vector<Which>{Which::llama, Which::gemma4}
+                                                             : std::vector<Which>{Which::llama};
+  return models;
 }
 
 // Loaded once per suite (the gemma4 file written by synth in a moment).
@@ -36,7 +44,9 @@ class Models {
   Models() : dir_("session-models") {
     engine::set_log_level(engine::LogLevel::error);
     llama_ = std::make_unique<engine::api::Model>(engine_test::default_model().string());
+#if ENGINE_TEST_SYNTH
     gemma4_ = std::make_unique<engine::api::Model>(engine_test::write_gemma4_model(dir_));
+#endif
   }
   quantize_test::TempDir dir_;
   std::unique_ptr<engine::api::Model> llama_, gemma4_;
