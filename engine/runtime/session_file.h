@@ -1,6 +1,6 @@
 // Saved sessions (a prompt cache): a session's tokens and the keys and values
 // of their positions in a file, so an app restores a long system prompt in
-// the time of a file read instead of a prefill. docs/session_files.md gives
+// the time of a file read instead of a prefill. docs/sessions.md gives
 // the layout; in short:
 //
 //   header   magic "ENGINEKV", version, byte order, the model's identity,
