@@ -59,12 +59,7 @@ void Session::eval(std::span<const int32_t> tokens, bool all_logits) {
     throw Error("context full: " + std::to_string(tokens_.size()) + " tokens in a context of " +
                 std::to_string(n_ctx_) + ", " + std::to_string(tokens.size()) + " more do not fit");
   }
-  for (int32_t t : tokens) {
-    if (t < 0 || static_cast<uint32_t>(t) >= c_.n_vocab) {
-      throw Error("token id " + std::to_string(t) + " is outside the vocabulary (0.." +
-                  std::to_string(c_.n_vocab - 1) + ")");
-    }
-  }
+  check_vocabulary(tokens);
   if (all_logits) {
     if (pending != 0) throw Error("eval: the logits of all tokens, with kept tokens to evaluate again first");
     // One row of n_vocab floats per token: gigabytes for a long prompt and a
@@ -90,6 +85,15 @@ void Session::eval(std::span<const int32_t> tokens, bool all_logits) {
     n_past_ = start;
     keep(static_cast<uint32_t>(kept));
     throw;
+  }
+}
+
+void Session::check_vocabulary(std::span<const int32_t> tokens) const {
+  for (int32_t t : tokens) {
+    if (t < 0 || static_cast<uint32_t>(t) >= c_.n_vocab) {
+      throw Error("token id " + std::to_string(t) + " is outside the vocabulary (0.." +
+                  std::to_string(c_.n_vocab - 1) + ")");
+    }
   }
 }
 
@@ -125,6 +129,12 @@ void Session::truncate(uint32_t n) {
 
 uint32_t Session::eval_prompt(std::span<const int32_t> prompt) {
   if (prompt.empty()) throw Error("eval: no tokens given");
+  // Refused before anything is dropped: the session stays as it was.
+  if (prompt.size() > n_ctx_) {
+    throw Error("context full: a prompt of " + std::to_string(prompt.size()) + " tokens in a context of " +
+                std::to_string(n_ctx_));
+  }
+  check_vocabulary(prompt);
   const auto common = static_cast<uint32_t>(
       std::mismatch(prompt.begin(), prompt.end(), tokens_.begin(), tokens_.end()).first - prompt.begin());
   if (common == prompt.size() && tokens_.size() == prompt.size() && n_past_ == common && !logits_.empty()) {

@@ -59,7 +59,9 @@ class Session {
   // are kept (their cache reused), the rest of tokens() dropped, and only
   // the prompt's new tokens evaluated. The last token is evaluated even when
   // the prompt adds none, for its logits (unless the logits of this very
-  // prompt are still there). Returns the tokens whose cache was reused.
+  // prompt are still there). Returns the tokens whose cache was reused. A
+  // prompt longer than the context or with a token outside the vocabulary is
+  // refused before anything is dropped.
   uint32_t eval_prompt(std::span<const int32_t> prompt);
 
   // Keeps the first n tokens (throws engine::Error when there are fewer) and
@@ -116,6 +118,8 @@ class Session {
   };
 
   void eval_batches(std::span<const int32_t> tokens, bool all_logits);
+  // Throws engine::Error naming the first token id outside the vocabulary.
+  void check_vocabulary(std::span<const int32_t> tokens) const;
   // Drops the tokens after n (n <= tokens_.size()), keeping the cache when
   // the rings still hold what token n attends to.
   void keep(uint32_t n);

@@ -176,6 +176,23 @@ TEST_P(SessionTokens, DecodingAfterARecomputingTruncateMatchesAFreshSession) {
   EXPECT_EQ(logits(s), logits(fresh));
 }
 
+TEST_P(SessionTokens, APromptTheSessionCannotTakeIsRefusedBeforeAnythingIsDropped) {
+  const std::vector<int32_t> t = tokens(20, 13);
+  Session s = session();
+  s.prefill(t);
+  std::vector<int32_t> bad(t.begin(), t.begin() + 5);
+  bad.push_back(n_vocab());
+  size_t reused = 7;
+  EXPECT_EQ(engine_prefill_prompt(s.get(), bad.data(), bad.size(), &reused), ENGINE_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(engine_last_error()).find("outside the vocabulary"), std::string::npos) << engine_last_error();
+  EXPECT_EQ(reused, 0u);
+  const std::vector<int32_t> too_long = tokens(129, 14);  // the context is 128
+  EXPECT_EQ(engine_prefill_prompt(s.get(), too_long.data(), too_long.size(), nullptr), ENGINE_ERR_CONTEXT_FULL);
+  EXPECT_EQ(s.tokens(), t);
+  EXPECT_EQ(s.prefill_prompt(t), 20u);  // its logits still there: nothing evaluated
+  EXPECT_EQ(s.n_evaluated(), 20u);
+}
+
 TEST(SessionTokensApi, BadArgumentsAreErrors) {
   Session s = session_test::session(Which::llama);
   size_t n = 0;
