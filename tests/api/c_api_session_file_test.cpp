@@ -196,6 +196,22 @@ TEST_P(SessionFile, ASessionTruncatedPastItsRingsSavesItsTokensToEvaluateAgain) 
   EXPECT_EQ(logits(restored), logits(s));
 }
 
+TEST_P(SessionFile, AnEmptySessionSavesAndLoads) {
+  const std::string path = dir_ / "empty.session";
+  session_test::session(GetParam()).save(path);
+  Session s = session_test::session(GetParam());
+  s.prefill(tokens(6, 11));
+  s.load(path);
+  EXPECT_TRUE(s.tokens().empty());
+  EXPECT_EQ(s.n_past(), 0u);
+  EXPECT_THROW(s.logits(), engine::api::Error);
+  const std::vector<int32_t> t = tokens(5, 12);
+  EXPECT_EQ(s.prefill_prompt(t), 0u);
+  Session fresh = session_test::session(GetParam());
+  fresh.prefill(t);
+  EXPECT_EQ(logits(s), logits(fresh));
+}
+
 INSTANTIATE_TEST_SUITE_P(Models, SessionFile, testing::ValuesIn(session_test::all_models()), session_test::name_of);
 
 }  // namespace
