@@ -198,8 +198,9 @@ engine_status engine_session_load(engine_session* session, const char* path);
  * dropped, and there are no logits. The next call works from there: an
  * engine_prefill_prompt with the same prompt evaluates only what was not
  * done. To stop from another thread (a "stop" button), let the callback read
- * an atomic flag that thread sets. NULL removes it. Set it while the session
- * is idle (during an evaluation it is ENGINE_ERR_BUSY). */
+ * an atomic flag that thread sets; the callback should return at once and
+ * not call the engine on this session (it is busy). NULL removes it. Set it
+ * while the session is idle (during an evaluation it is ENGINE_ERR_BUSY). */
 typedef bool (*engine_abort_callback)(void* user_data);
 engine_status engine_session_set_abort(engine_session* session, engine_abort_callback callback, void* user_data);
 
