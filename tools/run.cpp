@@ -4,6 +4,7 @@
 //   run -m model.gguf -p "Once upon a time" -n 128
 //   run -m model.gguf --tokens 1,403,407 --dump-logits out.json
 #include <chrono>
+#include <filesystem>
 #include <cstdio>
 #include <optional>
 #include <string>
@@ -15,6 +16,7 @@
 #include "engine/model/model.h"
 #include "engine/runtime/sampler.h"
 #include "engine/runtime/session.h"
+#include "engine/runtime/session_file.h"
 #include "engine/threads/thread_plan.h"
 #include "engine/threads/thread_pool.h"
 #include "engine/threads/topology.h"
@@ -47,6 +49,7 @@ struct Options {
   bool special = false;
   std::string tokens;
   std::string dump_logits;
+  std::string prompt_cache;
   bool verbose = false;
 };
 
@@ -68,6 +71,9 @@ void usage(FILE* out) {
                "      --special           parse special-token texts in the prompt\n"
                "      --tokens IDS        evaluate these token ids (comma-separated) as one batch ...\n"
                "      --dump-logits FILE  ... and write {\"tokens\": [...], \"logits\": [[...], ...]} to FILE\n"
+               "      --prompt-cache FILE a saved session: when FILE exists its tokens' cache is loaded and only\n"
+               "                          the rest of the prompt evaluated; after the prompt the session is saved\n"
+               "                          to FILE unless the file already held all of it\n"
                "  -v, --verbose           log the kernel plan and thread placement\n",
                tools::kSamplerUsage);
 }
@@ -80,7 +86,8 @@ Options parse(int argc, char** argv) {
         a.option({"-n", "--n-predict"}, o.n_predict) || a.option({"-t", "--threads"}, o.n_threads) ||
         a.option({"--cpus"}, o.cpus) || a.option({"-c", "--ctx-size"}, o.n_ctx) ||
         a.option({"-b", "--batch-size"}, o.n_batch) || a.option({"--kv-type"}, o.kv_type) ||
-        a.option({"--tokens"}, o.tokens) || a.option({"--dump-logits"}, o.dump_logits)) {
+        a.option({"--tokens"}, o.tokens) || a.option({"--dump-logits"}, o.dump_logits) ||
+        a.option({"--prompt-cache"}, o.prompt_cache)) {
       continue;
     }
     if (tools::parse_sampler_option(a, o.sampler)) {
@@ -114,6 +121,39 @@ Options parse(int argc, char** argv) {
 
 double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+struct PromptCache {
+  bool loaded = false;
+  double load_ms = 0;
+  size_t reused = 0;
+};
+
+// The prompt's prefill, from the saved session at `path` when there is one
+// (--prompt-cache): its tokens' cache is loaded and only the rest evaluated.
+// A file that cannot be used is said and the prompt evaluated whole.
+PromptCache prefill(engine::Session& session, const std::vector<int32_t>& prompt, const std::string& path) {
+  PromptCache cache;
+  if (!path.empty() && std::filesystem::exists(path)) {
+    const auto t = Clock::now();
+    try {
+      engine::load_session(session, path);
+      cache.loaded = true;
+    } catch (const engine::SessionFileError& e) {
+      std::fprintf(stderr, "run: prompt cache not used: %s\n", e.what());
+    }
+    cache.load_ms = ms_between(t, Clock::now());
+  }
+  cache.reused = session.eval_prompt(prompt);
+  return cache;
+}
+
+void save_prompt_cache(const engine::Session& session, const std::string& path) {
+  const auto t = Clock::now();
+  engine::save_session(session, path);
+  std::fprintf(stderr, "run: prompt cache: %s of the prompt saved to %s in %.1f ms\n",
+               tools::plural(static_cast<int64_t>(session.tokens().size()), "token").c_str(), path.c_str(),
+               ms_between(t, Clock::now()));
 }
 
 std::string mib(uint64_t bytes) {
@@ -202,9 +242,10 @@ int run(const Options& o) {
 
   const tools::StopOnInterrupt interrupt;  // Ctrl-C ends the loop below; the figures still print
   const auto t_prefill = Clock::now();
-  session.eval(prompt);
+  const PromptCache cache = prefill(session, prompt, o.prompt_cache);
   int32_t next = sampler.sample(session.logits());
   const auto t_first = Clock::now();
+  if (!o.prompt_cache.empty() && cache.reused + 1 < prompt.size()) save_prompt_cache(session, o.prompt_cache);
 
   int64_t generated = 0;
   auto t_decode_end = t_first;
@@ -240,10 +281,16 @@ int run(const Options& o) {
   // The cache's bytes beside a full cache's: what sliding windows save.
   std::fprintf(stderr, "session:    context %s, set up in %.0f ms; KV cache %s\n",
                tools::plural(session.n_ctx(), "token").c_str(), setup_ms, session.kv_cache().size().describe().c_str());
+  // With a prompt cache the rate counts the tokens evaluated, not those loaded.
+  const size_t evaluated = prompt.size() - cache.reused;
   std::fprintf(stderr, "prompt:     %s, prefill %.2f tokens/s (%.1f ms)\n",
                tools::plural(static_cast<int64_t>(prompt.size()), "token").c_str(),
-               1000.0 * static_cast<double>(prompt.size()) / prefill_ms, prefill_ms);
+               1000.0 * static_cast<double>(evaluated) / prefill_ms, prefill_ms);
   std::fprintf(stderr, "first token: %.1f ms after the prompt was tokenized\n", prefill_ms);
+  if (cache.loaded) {
+    std::fprintf(stderr, "prompt cache: %s loaded in %.1f ms, %s of the prompt reused\n", o.prompt_cache.c_str(),
+                 cache.load_ms, tools::plural(static_cast<int64_t>(cache.reused), "token").c_str());
+  }
   if (decode_steps > 0) {
     std::fprintf(stderr, "decode:     %s, %.2f tokens/s (%.1f ms)\n", tools::plural(decode_steps, "token").c_str(),
                  1000.0 * static_cast<double>(decode_steps) / decode_ms, decode_ms);

@@ -9,124 +9,15 @@
 #include <new>
 #include <string>
 
+#include "engine/api/c_api_objects.h"
 #include "engine/api/engine.h"
-#include "engine/api/handle_table.h"
-#include "engine/api/last_error.h"
-#include "engine/support/error.h"
-#include "engine/model/model.h"
-#include "engine/runtime/sampler.h"
-#include "engine/runtime/session.h"
-#include "engine/threads/thread_plan.h"
-#include "engine/threads/thread_pool.h"
-#include "engine/threads/topology.h"
-#include "engine/tokenizer/tokenizer.h"
 #include "engine/support/version.h"
-#include "gguf/file.h"
+#include "engine/threads/thread_plan.h"
+#include "engine/threads/topology.h"
+
+using namespace engine::api_detail;  // NOLINT: the objects and steps of c_api_objects.h
 
 namespace {
-
-using engine::api_detail::Access;
-using engine::api_detail::fail;
-using engine::api_detail::Claim;
-using engine::api_detail::handle_table;
-using engine::api_detail::Kind;
-using engine::api_detail::Status;
-
-struct ModelObject {
-  std::unique_ptr<engine::Model> model;
-  engine::Tokenizer tokenizer;
-  std::atomic<int> sessions{0};  // a model with sessions cannot be freed
-};
-
-struct SessionObject {
-  ModelObject* owner = nullptr;  // outlives the session: see ModelObject::sessions
-  std::unique_ptr<engine::ThreadPool> pool;
-  std::unique_ptr<engine::Session> session;  // destroyed before the pool it uses
-  bool has_logits = false;
-  std::atomic<uint32_t> n_past{0};  // readable while another thread evaluates
-};
-
-struct SamplerObject {
-  std::unique_ptr<engine::Sampler> sampler;
-};
-
-using ModelClaim = Claim<ModelObject, Kind::model, Access::shared>;
-using SessionClaim = Claim<SessionObject, Kind::session, Access::exclusive>;
-using SamplerClaim = Claim<SamplerObject, Kind::sampler, Access::exclusive>;
-
-template <class Handle>
-uintptr_t id_of(const Handle* h) {
-  return reinterpret_cast<uintptr_t>(h);
-}
-template <class Handle>
-Handle* handle_of(uintptr_t id) {
-  return reinterpret_cast<Handle*>(id);
-}
-
-
-// The status of a claim or removal that did not succeed.
-engine_status refused(Status s, const std::string& what, const char* noun) {
-  switch (s) {
-    case Status::ok:
-      break;
-    case Status::invalid:
-      return fail(ENGINE_ERR_INVALID_HANDLE, what + ": invalid, freed or null handle");
-    case Status::busy:
-      return fail(ENGINE_ERR_BUSY, what + ": the " + noun + " is in use by another thread");
-    case Status::refused:
-      return fail(ENGINE_ERR_IN_USE, what + ": the " + noun + " is still in use");
-  }
-  return fail(ENGINE_ERR_INTERNAL, what + ": unexpected handle status");
-}
-
-// Runs fn, mapping exceptions to statuses.
-template <class Fn>
-engine_status guarded(const char* what, Fn&& fn) {
-  try {
-    engine::api_detail::clear_last_error();
-    return fn();
-  } catch (const gguf::Error& e) {
-    return fail(ENGINE_ERR_MODEL, e.what());
-  } catch (const engine::ModelError& e) {
-    return fail(ENGINE_ERR_MODEL, e.what());
-  } catch (const engine::ResourceError& e) {
-    return fail(ENGINE_ERR_OUT_OF_MEMORY, std::string(what) + ": " + e.what());
-  } catch (const engine::Error& e) {
-    const std::string msg = e.what();
-    return fail(msg.rfind("context full", 0) == 0 ? ENGINE_ERR_CONTEXT_FULL : ENGINE_ERR_INVALID_ARGUMENT,
-                std::string(what) + ": " + msg);
-  } catch (const std::bad_alloc&) {
-    return fail(ENGINE_ERR_OUT_OF_MEMORY, std::string(what) + ": out of memory");
-  } catch (const std::exception& e) {
-    return fail(ENGINE_ERR_INTERNAL, std::string(what) + ": " + e.what());
-  } catch (...) {
-    return fail(ENGINE_ERR_INTERNAL, std::string(what) + ": unknown error");
-  }
-}
-
-// Model properties are immutable: read under the table's lock, no call slot.
-template <class R, class Fn>
-R model_property(const engine_model* m, R bad, Fn&& fn) {
-  R result = bad;
-  handle_table().peek(id_of(m), Kind::model, [&](void* o) { result = fn(*static_cast<const ModelObject*>(o)); });
-  return result;
-}
-
-// engine_prefill and engine_decode; `what` is the C function, named in every
-// message (a decode on a freed session once blamed engine_prefill).
-engine_status evaluate(const char* what, engine_session* session, const int32_t* tokens, size_t n) {
-  SessionClaim s(session);
-  if (s.status() != Status::ok) return refused(s.status(), what, "session");
-  if (tokens == nullptr || n == 0) return fail(ENGINE_ERR_INVALID_ARGUMENT, std::string(what) + ": no tokens");
-  return guarded(what, [&] {
-    // A failed evaluation leaves no logits (the session cleared them).
-    s->has_logits = false;
-    s->session->eval({tokens, n});
-    s->has_logits = true;
-    s->n_past.store(s->session->n_past());
-    return ENGINE_OK;
-  });
-}
 
 thread_local std::string t_last_error;
 
@@ -159,6 +50,8 @@ const char* engine_status_name(engine_status s) {
     case ENGINE_ERR_STATE: return "call out of order";
     case ENGINE_ERR_OUT_OF_MEMORY: return "out of memory";
     case ENGINE_ERR_INTERNAL: return "internal error";
+    case ENGINE_ERR_ABORTED: return "aborted";
+    case ENGINE_ERR_FILE: return "saved session file";
   }
   return "unknown status";
 }
@@ -316,7 +209,7 @@ engine_status engine_logits(engine_session* session, const float** logits, size_
   SessionClaim s(session);
   if (s.status() != Status::ok) return refused(s.status(), "engine_logits", "session");
   if (logits == nullptr || n_vocab == nullptr) return fail(ENGINE_ERR_INVALID_ARGUMENT, "engine_logits: null output");
-  if (!s->has_logits) {
+  if (!s->has_logits()) {
     return fail(ENGINE_ERR_STATE, "engine_logits: no logits (nothing evaluated since the session was created or "
                                   "reset, or the last evaluation failed)");
   }
@@ -354,8 +247,7 @@ engine_status engine_session_reset(engine_session* session) {
   SessionClaim s(session);
   if (s.status() != Status::ok) return refused(s.status(), "engine_session_reset", "session");
   s->session->reset();
-  s->has_logits = false;
-  s->n_past.store(0);
+  s->published();
   return ENGINE_OK;
 }
 
@@ -418,7 +310,7 @@ engine_status engine_sample(engine_sampler* sampler_handle, engine_session* sess
   if (token == nullptr) return fail(ENGINE_ERR_INVALID_ARGUMENT, "engine_sample: token is null");
   const size_t n_vocab = s->owner->model->config().n_vocab;
   const auto logits = s->session->logits();
-  if (!s->has_logits || logits.size() < n_vocab) {
+  if (!s->has_logits() || logits.size() < n_vocab) {
     return fail(ENGINE_ERR_STATE, "engine_sample: no logits (call engine_prefill or engine_decode first)");
   }
   return guarded("engine_sample", [&] {

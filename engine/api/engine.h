@@ -41,7 +41,9 @@ typedef enum engine_status {
   ENGINE_ERR_IN_USE = 7,           /* the model still has sessions */
   ENGINE_ERR_STATE = 8,            /* call out of order (e.g. logits before any evaluation) */
   ENGINE_ERR_OUT_OF_MEMORY = 9,
-  ENGINE_ERR_INTERNAL = 10
+  ENGINE_ERR_INTERNAL = 10,
+  ENGINE_ERR_ABORTED = 11, /* the session's abort callback stopped the evaluation */
+  ENGINE_ERR_FILE = 12     /* a saved session cannot be written or read, or does not fit this session */
 } engine_status;
 
 typedef struct engine_model engine_model;
@@ -129,18 +131,78 @@ engine_session_params engine_session_default_params(void);
 engine_status engine_session_create(engine_model* model, const engine_session_params* params,
                                     engine_session** out);
 engine_status engine_session_free(engine_session* session);
-/* Evaluates n tokens after those already in the session, as one batch.
+/* Evaluates n tokens after those already in the session, n_batch at a time.
  * ENGINE_ERR_MODEL when the model produces NaN or Inf (the message names the
  * layer); after any error none of the n tokens are in the context and there
- * are no logits. */
+ * are no logits. ENGINE_ERR_ABORTED when the abort callback stopped it: see
+ * engine_session_set_abort for what stays. */
 engine_status engine_prefill(engine_session* session, const int32_t* tokens, size_t n);
 /* Evaluates one token (a decode step). */
 engine_status engine_decode(engine_session* session, int32_t token);
+/* Evaluates a whole prompt, reusing what the session already holds: the
+ * session's tokens that begin the prompt keep their KV cache, the session's
+ * tokens after them are dropped, and only the prompt's remaining tokens are
+ * evaluated. A chat's next turn, a regenerated or edited reply, or a prompt
+ * after engine_session_load costs only its new tokens. The last token is
+ * evaluated again when the prompt adds none (its logits), unless it was the
+ * session's last evaluation. *n_reused (may be NULL) gets the tokens whose
+ * cache was reused. The tokens after the common prefix are dropped even when
+ * the evaluation then fails. */
+engine_status engine_prefill_prompt(engine_session* session, const int32_t* tokens, size_t n, size_t* n_reused);
 /* The logits of the last evaluated token: n_vocab floats, valid until the next
  * call on this session. */
 engine_status engine_logits(engine_session* session, const float** logits, size_t* n_vocab);
+/* The tokens the session holds (0 for a bad handle). */
 uint32_t engine_session_n_past(const engine_session* session);
 engine_status engine_session_reset(engine_session* session);
+/* The session's tokens, in order: *n gets the count; at most capacity are
+ * written, and ENGINE_ERR_BUFFER_TOO_SMALL says when there are more. */
+engine_status engine_session_tokens(engine_session* session, int32_t* tokens, size_t capacity, size_t* n);
+/* Keeps the first n tokens (regenerate, edit), and no logits. n above the
+ * session's count is ENGINE_ERR_INVALID_ARGUMENT and changes nothing.
+ * A sliding-window layer (Gemma 2/3/4, Phi-3) keeps only the last window +
+ * n_batch - 1 positions in a ring; when the positions token n attends to were
+ * already overwritten (n more than n_batch behind the furthest position
+ * evaluated), their keys and values cannot be kept without recomputing them:
+ * the session keeps the n tokens and its next evaluation evaluates them again
+ * first (engine_prefill_prompt reports 0 reused then). */
+engine_status engine_session_truncate(engine_session* session, uint32_t n);
+/* Tokens evaluated by the session since it was created (every prefill and
+ * decode, and kept tokens evaluated again): what prompt reuse saves shows
+ * here. Readable while another thread evaluates; 0 for a bad handle. */
+uint64_t engine_session_n_evaluated(const engine_session* session);
+
+/* ---- saved sessions (prompt cache) ----
+ * engine_session_save writes the session's tokens and the keys and values of
+ * their positions (a sliding window's ring as the positions its next token
+ * attends to) to `path`, through a temporary file beside it and a rename:
+ * `path` is never half-written. engine_session_load replaces the session's
+ * state by the file's: tokens and cache, no logits (engine_prefill_prompt of
+ * the saved prompt and what follows evaluates only what follows). The file
+ * holds the model's identity (its size, metadata, tensor index and samples of
+ * every tensor's data), the KV type and each cache's shape; a file saved with
+ * another model or KV type, holding more tokens than the context, truncated
+ * or corrupt (a checksum covers it all) is refused with ENGINE_ERR_FILE and a
+ * message naming the problem, and the session is unchanged. A session with
+ * another n_batch or n_ctx on the same model reads it. */
+engine_status engine_session_save(engine_session* session, const char* path);
+engine_status engine_session_load(engine_session* session, const char* path);
+
+/* ---- cancellation ----
+ * callback(user_data) is called on the evaluating thread before every layer
+ * of every batch of engine_prefill, engine_prefill_prompt and engine_decode;
+ * returning true stops the evaluation within one layer's time, and the call
+ * returns ENGINE_ERR_ABORTED. The session is left at the last whole batch
+ * evaluated: the prefill's batches of n_batch tokens completed before the stop
+ * stay in the context (a decode's token does not), the batch in flight is
+ * dropped, and there are no logits. The next call works from there: an
+ * engine_prefill_prompt with the same prompt evaluates only what was not
+ * done. To stop from another thread (a "stop" button), let the callback read
+ * an atomic flag that thread sets; the callback should return at once and
+ * not call the engine on this session (it is busy). NULL removes it. Set it
+ * while the session is idle (during an evaluation it is ENGINE_ERR_BUSY). */
+typedef bool (*engine_abort_callback)(void* user_data);
+engine_status engine_session_set_abort(engine_session* session, engine_abort_callback callback, void* user_data);
 
 /* The session's KV cache, fixed when it is created. A sliding-window layer
  * (Gemma 2/3, Phi-3) keeps only its last `window` positions and those of one

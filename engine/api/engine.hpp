@@ -118,6 +118,37 @@ class Session {
   }
   uint32_t n_past() const { return engine_session_n_past(get()); }
   void reset() { check(engine_session_reset(get())); }
+
+  // The whole prompt, reusing the session's tokens it begins with; returns
+  // how many were reused (engine_prefill_prompt).
+  size_t prefill_prompt(std::span<const int32_t> tokens) {
+    size_t reused = 0;
+    check(engine_prefill_prompt(get(), tokens.data(), tokens.size(), &reused));
+    return reused;
+  }
+  // Keeps the first n tokens (engine_session_truncate).
+  void truncate(uint32_t n) { check(engine_session_truncate(get(), n)); }
+  std::vector<int32_t> tokens() const {
+    std::vector<int32_t> out(n_past());
+    size_t n = 0;
+    engine_status s = engine_session_tokens(get(), out.data(), out.size(), &n);
+    if (s == ENGINE_ERR_BUFFER_TOO_SMALL) {
+      out.resize(n);
+      s = engine_session_tokens(get(), out.data(), out.size(), &n);
+    }
+    check(s);
+    out.resize(n);
+    return out;
+  }
+  uint64_t n_evaluated() const { return engine_session_n_evaluated(get()); }
+  // Saved sessions (engine_session_save / engine_session_load).
+  void save(const std::string& path) { check(engine_session_save(get(), path.c_str())); }
+  void load(const std::string& path) { check(engine_session_load(get(), path.c_str())); }
+  // callback(user_data) before every layer; true stops the evaluation, which
+  // then throws Error with status ENGINE_ERR_ABORTED (engine_session_set_abort).
+  void set_abort(engine_abort_callback callback, void* user_data) {
+    check(engine_session_set_abort(get(), callback, user_data));
+  }
   // The KV cache's bytes, and a full cache's (engine_session_kv_info).
   engine_kv_info kv_info() const {
     engine_kv_info info{};

@@ -19,9 +19,14 @@ constexpr auto mul = saturating_mul;
 
 const char* kv_type_name(KvType t) { return t == KvType::f16 ? "f16" : "f32"; }
 
-AttentionCache::AttentionCache(KvType type, uint32_t n_pos, uint32_t n_head_kv, uint32_t head_dim_k,
+AttentionCache::AttentionCache(KvType type, uint32_t n_pos, uint32_t window, uint32_t n_head_kv, uint32_t head_dim_k,
                                uint32_t head_dim_v)
-    : type_(type), n_pos_(n_pos), n_head_kv_(n_head_kv), head_dim_k_(head_dim_k), head_dim_v_(head_dim_v) {
+    : type_(type),
+      n_pos_(n_pos),
+      window_(window),
+      n_head_kv_(n_head_kv),
+      head_dim_k_(head_dim_k),
+      head_dim_v_(head_dim_v) {
   keys_.resize(uint64_t{n_head_kv} * n_pos * head_dim_k * elem_bytes());
   values_.resize(uint64_t{n_head_kv} * n_pos * head_dim_v * elem_bytes());
 }
@@ -73,13 +78,21 @@ const float* AttentionCache::values(uint32_t kv_head, uint32_t n_pos, float* scr
   return rows(values_, kv_head, head_dim_v_, n_pos, scratch);
 }
 
-void AttentionCache::gather_rows(const std::vector<uint8_t>& cache, uint32_t kv_head, uint32_t head_dim,
-                                 uint32_t first, uint32_t count, float* out) const {
-  const uint8_t* head = cache.data() + head_offset(kv_head, head_dim);
-  // At most two runs of rows: from first's row to the ring's end, then from its start.
+template <class Fn>
+void AttentionCache::for_runs(uint32_t first, uint32_t count, Fn&& fn) const {
+  // At most two runs: from first's row to the ring's end, then from its start.
   for (uint32_t done = 0; done < count;) {
     const uint32_t row = (first + done) % n_pos_;
     const uint32_t run = std::min(count - done, n_pos_ - row);
+    fn(row, done, run);
+    done += run;
+  }
+}
+
+void AttentionCache::gather_rows(const std::vector<uint8_t>& cache, uint32_t kv_head, uint32_t head_dim,
+                                 uint32_t first, uint32_t count, float* out) const {
+  const uint8_t* head = cache.data() + head_offset(kv_head, head_dim);
+  for_runs(first, count, [&](uint32_t row, uint32_t done, uint32_t run) {
     const uint8_t* src = head + size_t{row} * head_dim * elem_bytes();
     float* dst = out + size_t{done} * head_dim;
     if (type_ == KvType::f32) {
@@ -87,13 +100,40 @@ void AttentionCache::gather_rows(const std::vector<uint8_t>& cache, uint32_t kv_
     } else {
       ops::fp16_to_fp32(reinterpret_cast<const uint16_t*>(src), dst, size_t{run} * head_dim);
     }
-    done += run;
-  }
+  });
 }
 
 void AttentionCache::gather(uint32_t kv_head, uint32_t first, uint32_t count, float* keys, float* values) const {
   gather_rows(keys_, kv_head, head_dim_k_, first, count, keys);
   gather_rows(values_, kv_head, head_dim_v_, first, count, values);
+}
+
+uint64_t AttentionCache::raw_bytes(uint32_t count) const {
+  return uint64_t{count} * n_head_kv_ * (head_dim_k_ + head_dim_v_) * elem_bytes();
+}
+
+void AttentionCache::read_raw(uint32_t first, uint32_t count, uint8_t* out) const {
+  for (const auto& [cache, head_dim] : {std::pair{&keys_, head_dim_k_}, std::pair{&values_, head_dim_v_}}) {
+    const size_t row_bytes = size_t{head_dim} * elem_bytes();
+    for (uint32_t h = 0; h < n_head_kv_; ++h, out += size_t{count} * row_bytes) {
+      const uint8_t* head = cache->data() + head_offset(h, head_dim);
+      for_runs(first, count, [&](uint32_t row, uint32_t done, uint32_t run) {
+        std::memcpy(out + size_t{done} * row_bytes, head + size_t{row} * row_bytes, size_t{run} * row_bytes);
+      });
+    }
+  }
+}
+
+void AttentionCache::write_raw(uint32_t first, uint32_t count, const uint8_t* in) {
+  for (const auto& [cache, head_dim] : {std::pair{&keys_, head_dim_k_}, std::pair{&values_, head_dim_v_}}) {
+    const size_t row_bytes = size_t{head_dim} * elem_bytes();
+    for (uint32_t h = 0; h < n_head_kv_; ++h, in += size_t{count} * row_bytes) {
+      uint8_t* head = cache->data() + head_offset(h, head_dim);
+      for_runs(first, count, [&](uint32_t row, uint32_t done, uint32_t run) {
+        std::memcpy(head + size_t{row} * row_bytes, in + size_t{done} * row_bytes, size_t{run} * row_bytes);
+      });
+    }
+  }
 }
 
 const uint16_t* AttentionCache::keys_f16(uint32_t kv_head) const {
@@ -156,8 +196,8 @@ KvCache::KvCache(const ModelConfig& c, uint32_t n_ctx, uint32_t n_batch, KvType 
           break;
         }
         index_.push_back(static_cast<uint32_t>(attention_.size()));
-        attention_.emplace_back(type, AttentionCache::rows_needed(a, n_ctx, n_batch), a.n_head_kv, a.head_dim_k,
-                                a.head_dim_v);
+        attention_.emplace_back(type, AttentionCache::rows_needed(a, n_ctx, n_batch), a.window, a.n_head_kv,
+                                a.head_dim_k, a.head_dim_v);
         break;
       }
     }

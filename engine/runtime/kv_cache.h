@@ -7,6 +7,7 @@
 // by the layer's mixer.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -26,9 +27,16 @@ inline size_t kv_elem_bytes(KvType t) { return t == KvType::f16 ? 2 : 4; }  // b
 // elements each, so a head's history is contiguous and converts in one pass.
 // A layer with a window keeps only the positions it can still attend to, in
 // a ring: position p in row p % n_pos.
+//
+// A ring forgets: storing position q overwrites q - n_pos. The cache counts
+// the first position it still holds (every one from there to the last
+// stored), so a session cut back to an earlier length knows whether the
+// window its next token attends to is still there or must be recomputed.
 class AttentionCache {
  public:
-  AttentionCache(KvType type, uint32_t n_pos, uint32_t n_head_kv, uint32_t head_dim_k, uint32_t head_dim_v);
+  // window: the positions a token attends to, itself included; 0: all.
+  AttentionCache(KvType type, uint32_t n_pos, uint32_t window, uint32_t n_head_kv, uint32_t head_dim_k,
+                 uint32_t head_dim_v);
 
   // The rows a layer of spec `a` needs in a context of n_ctx positions
   // evaluated n_batch at a time: all n_ctx, or with a window of w the w - 1
@@ -40,7 +48,32 @@ class AttentionCache {
 
   KvType type() const { return type_; }
   uint32_t n_pos() const { return n_pos_; }
+  uint32_t window() const { return window_; }
+  uint32_t n_head_kv() const { return n_head_kv_; }
+  uint32_t head_dim_k() const { return head_dim_k_; }
+  uint32_t head_dim_v() const { return head_dim_v_; }
   uint64_t bytes() const { return keys_.size() + values_.size(); }
+
+  // The first position a token at `pos` attends to: 0, or pos + 1 - window.
+  uint32_t first_attended(uint32_t pos) const { return window_ != 0 && pos + 1 > window_ ? pos + 1 - window_ : 0; }
+  // Positions up to `end` (exclusive) are about to be stored: those the
+  // ring's rows will no longer hold are forgotten.
+  void will_store(uint32_t end) { held_from_ = std::max(held_from_, end > n_pos_ ? end - n_pos_ : 0u); }
+  // Whether the positions a token at `n` attends to before itself are held
+  // (always without a window): a session of n tokens can go on from here.
+  bool holds_history(uint32_t n) const { return held_from_ <= first_attended(n); }
+  // Nothing stored is relied on any more (a reset, or positions rewritten from 0).
+  void forget() { held_from_ = 0; }
+  // Stored positions are held from `first` on (a cache restored from a file).
+  void held_from(uint32_t first) { held_from_ = first; }
+
+  // The stored bytes of positions first .. first + count - 1, as they are in
+  // the cache (F16 or F32): per KV head its keys, then per KV head its
+  // values, each (count, head_dim) in position order. read_raw and
+  // write_raw copy them out and in (a saved session); raw_bytes is their size.
+  uint64_t raw_bytes(uint32_t count) const;
+  void read_raw(uint32_t first, uint32_t count, uint8_t* out) const;
+  void write_raw(uint32_t first, uint32_t count, const uint8_t* in);
 
   // Stores the key and value rows (n_head_kv x head_dim floats) of one position.
   void store(uint32_t pos, const float* key, const float* value);
@@ -67,9 +100,13 @@ class AttentionCache {
                     float* scratch) const;
   void gather_rows(const std::vector<uint8_t>& cache, uint32_t kv_head, uint32_t head_dim, uint32_t first,
                    uint32_t count, float* out) const;
+  // fn(row, done, run): positions first + done .. + run - 1 are rows row .. row + run - 1.
+  template <class Fn>
+  void for_runs(uint32_t first, uint32_t count, Fn&& fn) const;
 
   KvType type_;
-  uint32_t n_pos_, n_head_kv_, head_dim_k_, head_dim_v_;
+  uint32_t n_pos_, window_, n_head_kv_, head_dim_k_, head_dim_v_;
+  uint32_t held_from_ = 0;  // every position from here to the last stored is in the cache
   std::vector<uint8_t> keys_;    // (kv head, n_pos, head_dim_k) elements
   std::vector<uint8_t> values_;  // (kv head, n_pos, head_dim_v) elements
 };
@@ -125,6 +162,20 @@ class KvCache {
   // The cache layer `layer` attends to: its own, or the one it shares.
   AttentionCache& attention(uint32_t layer) { return attention_[index_[layer]]; }
   const AttentionCache& attention(uint32_t layer) const { return attention_[index_[layer]]; }
+  // Each cache once (a shared cache is not repeated), for saving and restoring.
+  std::vector<AttentionCache>& caches() { return attention_; }
+  const std::vector<AttentionCache>& caches() const { return attention_; }
+
+  // AttentionCache's bookkeeping of what the rings hold, for every cache.
+  void will_store(uint32_t end) {
+    for (AttentionCache& a : attention_) a.will_store(end);
+  }
+  bool holds_history(uint32_t n) const {
+    return std::all_of(attention_.begin(), attention_.end(), [&](const AttentionCache& a) { return a.holds_history(n); });
+  }
+  void forget() {
+    for (AttentionCache& a : attention_) a.forget();
+  }
 
  private:
   KvType type_;

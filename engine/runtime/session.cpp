@@ -54,36 +54,110 @@ Session::Session(const Model& model, const SessionParams& params)
 void Session::eval(std::span<const int32_t> tokens, bool all_logits) {
   logits_.clear();  // the previous logits go on any outcome: a failed eval leaves none
   if (tokens.empty()) throw Error("eval: no tokens given");
-  if (tokens.size() > n_ctx_ - n_past_) {
-    throw Error("context full: " + std::to_string(n_past_) + " tokens in a context of " + std::to_string(n_ctx_) +
-                ", " + std::to_string(tokens.size()) + " more do not fit");
+  const size_t pending = tokens_.size() - n_past_;  // kept tokens whose cache is to be rebuilt
+  if (tokens.size() + pending > n_ctx_ - n_past_) {
+    throw Error("context full: " + std::to_string(tokens_.size()) + " tokens in a context of " +
+                std::to_string(n_ctx_) + ", " + std::to_string(tokens.size()) + " more do not fit");
   }
-  for (int32_t t : tokens) {
-    if (t < 0 || static_cast<uint32_t>(t) >= c_.n_vocab) {
-      throw Error("token id " + std::to_string(t) + " is outside the vocabulary (0.." +
-                  std::to_string(c_.n_vocab - 1) + ")");
-    }
-  }
+  check_vocabulary(tokens);
   if (all_logits) {
+    if (pending != 0) throw Error("eval: the logits of all tokens, with kept tokens to evaluate again first");
     // One row of n_vocab floats per token: gigabytes for a long prompt and a
     // large vocabulary, so it is checked like the session itself.
     check_allocation(saturating_mul(saturating_mul(tokens.size(), c_.n_vocab), sizeof(float)), memory_limit_,
                      "eval: the logits of all " + std::to_string(tokens.size()) + " tokens");
   }
   const uint32_t start = n_past_;
+  const size_t kept = tokens_.size();
+  tokens_.insert(tokens_.end(), tokens.begin(), tokens.end());
   try {
-    for (size_t done = 0; done < tokens.size(); done += n_batch_) {
-      const auto n = static_cast<uint32_t>(std::min<size_t>(n_batch_, tokens.size() - done));
-      const bool last_batch = done + n == tokens.size();
-      eval_batch(tokens.data() + done, n, all_logits ? Logits::all : last_batch ? Logits::last : Logits::none);
-    }
+    eval_batches(std::span<const int32_t>(tokens_).subspan(start), all_logits);
+  } catch (const Aborted&) {
+    // The whole batches stay (n_past_ counts them), and so do the kept tokens.
+    logits_.clear();
+    tokens_.resize(std::max<size_t>(n_past_, kept));
+    keep(static_cast<uint32_t>(tokens_.size()));
+    throw;
   } catch (...) {
     // All or nothing: the positions of earlier batches are overwritten by the
     // next eval, and no half-computed logits remain.
-    n_past_ = start;
     logits_.clear();
+    n_past_ = start;
+    keep(static_cast<uint32_t>(kept));
     throw;
   }
+}
+
+void Session::check_vocabulary(std::span<const int32_t> tokens) const {
+  for (int32_t t : tokens) {
+    if (t < 0 || static_cast<uint32_t>(t) >= c_.n_vocab) {
+      throw Error("token id " + std::to_string(t) + " is outside the vocabulary (0.." +
+                  std::to_string(c_.n_vocab - 1) + ")");
+    }
+  }
+}
+
+void Session::eval_batches(std::span<const int32_t> tokens, bool all_logits) {
+  for (size_t done = 0; done < tokens.size(); done += n_batch_) {
+    const auto n = static_cast<uint32_t>(std::min<size_t>(n_batch_, tokens.size() - done));
+    const bool last_batch = done + n == tokens.size();
+    eval_batch(tokens.data() + done, n, all_logits ? Logits::all : last_batch ? Logits::last : Logits::none);
+  }
+}
+
+void Session::keep(uint32_t n) {
+  tokens_.resize(n);
+  n_past_ = std::min(n_past_, n);
+  // A batch that failed or stopped half-way stored some of its positions in
+  // the rings, overwriting older ones (will_store counted them): usually
+  // only those no later token attends to, but after a truncate or a
+  // multi-batch rollback the window before n_past_ may be gone.
+  if (!kv_.holds_history(n_past_)) {
+    n_past_ = 0;
+    kv_.forget();
+  }
+}
+
+void Session::truncate(uint32_t n) {
+  if (n > tokens_.size()) {
+    throw Error("truncate: " + std::to_string(n) + " tokens to keep, but the session holds " +
+                std::to_string(tokens_.size()));
+  }
+  logits_.clear();
+  keep(n);
+}
+
+uint32_t Session::eval_prompt(std::span<const int32_t> prompt) {
+  if (prompt.empty()) throw Error("eval: no tokens given");
+  // Refused before anything is dropped: the session stays as it was.
+  if (prompt.size() > n_ctx_) {
+    throw Error("context full: a prompt of " + std::to_string(prompt.size()) + " tokens in a context of " +
+                std::to_string(n_ctx_));
+  }
+  check_vocabulary(prompt);
+  const auto common = static_cast<uint32_t>(
+      std::mismatch(prompt.begin(), prompt.end(), tokens_.begin(), tokens_.end()).first - prompt.begin());
+  if (common == prompt.size() && tokens_.size() == prompt.size() && n_past_ == common && !logits_.empty()) {
+    return common;  // this prompt was the last evaluation: its logits are there
+  }
+  // The last token is evaluated again when the prompt adds none: its logits.
+  truncate(std::min<uint32_t>(common, static_cast<uint32_t>(prompt.size()) - 1));
+  const uint32_t reused = n_past_;
+  eval(prompt.subspan(tokens_.size()));
+  return reused;
+}
+
+void Session::reset() {
+  n_past_ = 0;
+  tokens_.clear();
+  logits_.clear();
+  kv_.forget();
+}
+
+void Session::restored(std::vector<int32_t> tokens, uint32_t n_past) {
+  tokens_ = std::move(tokens);
+  n_past_ = n_past;
+  logits_.clear();
 }
 
 // The forward pass of n tokens at positions n_past_ .. n_past_ + n - 1.
@@ -93,7 +167,9 @@ void Session::eval_batch(const int32_t* tokens, uint32_t n, Logits wanted) {
   Profile* profile = compute_.profile();
   const auto start = profile != nullptr ? Compute::Clock::now() : Compute::Clock::time_point{};
   const double attributed_before = profile != nullptr ? profile->total() : 0.0;
+  kv_.will_store(n_past_ + n);  // before any layer stores: a stop half-way leaves them stored
   eval_layers(tokens, n, wanted);
+  n_evaluated_ += n;
   if (profile != nullptr) {
     profile->elementwise += Compute::seconds_since(start) - (profile->total() - attributed_before);
     profile->tokens += n;
@@ -109,6 +185,12 @@ void Session::eval_layers(const int32_t* tokens, uint32_t n, Logits wanted) {
   if (c_.per_layer_input.n_embd != 0) per_layer_inputs(tokens, n);  // p: (n, n_layer, n_pl)
 
   for (uint32_t l = 0; l < c_.n_layer; ++l) {
+    // Asked once per layer: a stop comes within one layer's time.
+    if (abort_ != nullptr && abort_(abort_user_)) {
+      throw Aborted("aborted before layer " + std::to_string(l) + " of the batch of positions " +
+                    std::to_string(n_past_) + ".." + std::to_string(n_past_ + n - 1) +
+                    "; the batches before it are kept");
+    }
     const LayerSpec& spec = c_.layers[l];
     const LayerWeights& w = model_.layers()[l];
 

@@ -38,28 +38,75 @@ class Session {
   // refusal comes before anything is allocated.
   Session(const Model& model, const SessionParams& params);
 
-  // Evaluates `tokens` at positions n_past() .. n_past() + size - 1 and appends
-  // them to the cache. Afterwards logits() holds the logits of the last token,
-  // or of every token when all_logits. Throws engine::Error when the context
-  // would overflow or a token id is out of range (nothing is evaluated then).
+  // Evaluates `tokens` after the session's tokens() and appends them to the
+  // cache (first the kept tokens whose cache a truncate could not keep, see
+  // truncate). Afterwards logits() holds the logits of the last token, or of
+  // every token when all_logits. Throws engine::Error when the context would
+  // overflow or a token id is out of range (nothing is evaluated then).
   // Throws engine::ModelError naming the layer when the model turns the
   // activations into NaN or Inf (a corrupt or overflowing model). After any
-  // error none of the tokens were added: n_past() is what it was before, and
+  // error none of the tokens were added: tokens() is what it was before, and
   // logits() is empty.
+  //
+  // The abort check (set_abort) is asked before every layer of every batch;
+  // when it says stop, eval throws engine::Aborted and the session keeps the
+  // batches of n_batch tokens it completed (a decode's one token, or none):
+  // tokens() ends at the last whole batch, and the batch in flight is
+  // dropped. The next call goes on from there.
   void eval(std::span<const int32_t> tokens, bool all_logits = false);
+
+  // Evaluates a whole prompt: the tokens it shares with the start of tokens()
+  // are kept (their cache reused), the rest of tokens() dropped, and only
+  // the prompt's new tokens evaluated. The last token is evaluated even when
+  // the prompt adds none, for its logits (unless the logits of this very
+  // prompt are still there). Returns the tokens whose cache was reused. A
+  // prompt longer than the context or with a token outside the vocabulary is
+  // refused before anything is dropped.
+  uint32_t eval_prompt(std::span<const int32_t> prompt);
+
+  // Keeps the first n tokens (throws engine::Error when there are fewer) and
+  // no logits. A sliding-window layer's ring holds only the last window +
+  // n_batch - 1 positions evaluated: if those before token n were already
+  // overwritten (n is more than n_batch behind the furthest position
+  // evaluated), the cache cannot be kept and the next eval evaluates the n
+  // kept tokens again first (n_past() says 0 until then).
+  void truncate(uint32_t n);
+
+  // The tokens the session holds, in order: those of the cache and any kept
+  // tokens still to be evaluated again (after n_past()).
+  std::span<const int32_t> tokens() const { return tokens_; }
+  // Tokens evaluated since the session was created: what prompt reuse saves.
+  uint64_t n_evaluated() const { return n_evaluated_; }
+
+  // fn(user) is asked before each layer of each batch whether to stop
+  // (nullptr: never). Called on the evaluating thread.
+  using AbortFn = bool (*)(void* user);
+  void set_abort(AbortFn fn, void* user) {
+    abort_ = fn;
+    abort_user_ = user;
+  }
 
   // (n_rows, n_vocab) floats: 1 row, or one per evaluated token with all_logits;
   // empty before the first eval and after a failed one.
   std::span<const float> logits() const { return logits_; }
+  // Positions in the cache (tokens().size() unless kept tokens await their
+  // evaluation after a truncate).
   uint32_t n_past() const { return n_past_; }
   uint32_t n_ctx() const { return n_ctx_; }
   const KvCache& kv_cache() const { return kv_; }
+  const Model& model() const { return model_; }
 
   // Attaches a profile that every later evaluation adds its time to, by
   // operation class (nullptr detaches). Reads the clock around each step; the
   // profile must outlive the attachment.
   void set_profile(Profile* profile);
-  void reset() { n_past_ = 0; }
+  void reset();
+
+  // A saved session's state (engine/runtime/session_file.h): the tokens, of
+  // which the first n_past have their cache restored by the caller into
+  // kv_cache_for_restore(), with no logits.
+  KvCache& kv_cache_for_restore() { return kv_; }
+  void restored(std::vector<int32_t> tokens, uint32_t n_past);
 
  private:
   enum class Logits { none, last, all };
@@ -70,6 +117,12 @@ class Session {
     std::vector<float> cos_sin;
   };
 
+  void eval_batches(std::span<const int32_t> tokens, bool all_logits);
+  // Throws engine::Error naming the first token id outside the vocabulary.
+  void check_vocabulary(std::span<const int32_t> tokens) const;
+  // Drops the tokens after n (n <= tokens_.size()), keeping the cache when
+  // the rings still hold what token n attends to.
+  void keep(uint32_t n);
   void eval_batch(const int32_t* tokens, uint32_t n, Logits wanted);
   void eval_layers(const int32_t* tokens, uint32_t n, Logits wanted);
   // xn = mixer(xn) for layer l, by the kind its spec names.
@@ -92,6 +145,10 @@ class Session {
   uint32_t n_ctx_;
   uint32_t n_batch_;
   uint32_t n_past_ = 0;
+  std::vector<int32_t> tokens_;  // the session's tokens: the first n_past_ in the cache
+  uint64_t n_evaluated_ = 0;
+  AbortFn abort_ = nullptr;
+  void* abort_user_ = nullptr;
   uint64_t batch_ = 0;  // batches evaluated, to date the RoPE tables
   Compute compute_;
   SessionMemory memory_;  // checked against the limit before kv_ and the scratch exist

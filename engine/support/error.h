@@ -25,4 +25,18 @@ class ResourceError : public Error {
   using Error::Error;
 };
 
+// An evaluation stopped by the session's abort check (C API: ENGINE_ERR_ABORTED).
+class Aborted : public Error {
+ public:
+  using Error::Error;
+};
+
+// A saved session that cannot be written or read, or is not one this session
+// can take (another model, KV type or shape; truncated or corrupt): C API
+// ENGINE_ERR_FILE.
+class SessionFileError : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace engine

@@ -10,6 +10,7 @@
 #include "engine/model/model.h"
 #include "engine/runtime/session.h"
 #include "engine/support/error.h"
+#include "tests/engine/gemma4_model.h"
 #include "tests/engine/model_edit.h"
 #include "tests/quantize/test_util.h"
 #include "tools/common/model_writing/synth_args.h"
@@ -18,30 +19,11 @@
 
 namespace {
 
-// models.json's gemma4-d256: layers 2 and 5 global, the last 3 share caches.
-const char* kArgs[] = {
-    "synth", "--arch", "gemma4", "--n-embd", "256", "--n-layer", "6", "--n-head", "16", "--n-head-kv", "2",
-    "--head-dim", "32", "--n-ff", "512", "--n-vocab", "320", "--ctx", "256", "--rms-eps", "1e-6", "--tied",
-    "--rope-base", "1000000", "--rope-partial", "0.25", "--k-eq-v",
-    "--set", "attention.sliding_window=8", "--set", "attention.sliding_window_pattern=1,1,0,1,1,0",
-    "--set", "attention.key_length_swa=16", "--set", "attention.value_length_swa=16",
-    "--set", "rope.dimension_count_swa=16", "--set", "rope.freq_base_swa=10000",
-    "--set", "attention.shared_kv_layers=3", "--set", "embedding_length_per_layer_input=256",
-    "--set", "final_logit_softcapping=3", "--seed", "203", "--type", "F32", "-o", "", "--no-progress"};
-
-std::string write_model(const quantize_test::TempDir& dir) {
-  std::vector<char*> argv;
-  const std::string out = dir / "gemma4.gguf";
-  for (const char* a : kArgs) argv.push_back(const_cast<char*>(*a == '\0' ? out.c_str() : a));
-  tools::SynthCommand cmd = tools::parse_synth_command(static_cast<int>(argv.size()), argv.data());
-  cmd.options.out = nullptr;
-  tools::synth_model(cmd.options);
-  return out;
-}
+using engine_test::write_gemma4_model;
 
 TEST(Gemma4, LayersShareCachesOfTheirKind) {
   const quantize_test::TempDir dir("gemma4");
-  const auto model = engine::Model::load(write_model(dir));
+  const auto model = engine::Model::load(write_gemma4_model(dir));
   const engine::ModelConfig& c = model->config();
   ASSERT_EQ(c.layers.size(), 6u);
   const uint32_t own = engine::AttentionSpec::kOwnCache;
@@ -107,7 +89,7 @@ TEST(Gemma4, TheE2BShapeSharesItsCachesAsTheRealModel) {
 std::string refusal_with(const char* key, uint32_t value, const std::string& name) {
   const quantize_test::TempDir dir(name);
   const std::string bad = dir / (name + ".gguf");
-  engine_test::write_edited(write_model(dir), bad, {[&](gguf::Writer& w) { w.set_u32(key, value); }});
+  engine_test::write_edited(write_gemma4_model(dir), bad, {[&](gguf::Writer& w) { w.set_u32(key, value); }});
   try {
     engine::Model::load(bad);
   } catch (const engine::ModelError& e) {

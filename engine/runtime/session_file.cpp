@@ -1,0 +1,341 @@
+#include "engine/runtime/session_file.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/runtime/session.h"
+#include "engine/support/error.h"
+#include "engine/support/saturating.h"
+#include "gguf/file.h"
+
+namespace engine {
+namespace {
+
+constexpr char kMagic[8] = {'E', 'N', 'G', 'I', 'N', 'E', 'K', 'V'};
+constexpr uint32_t kVersion = 1;
+constexpr uint32_t kByteOrder = 0x01020304;  // read back swapped on a machine of the other order
+
+// The fixed part after the magic: version, byte order, model identity, model
+// file size, KV type, caches, tokens, positions in the cache.
+struct Header {
+  uint32_t version = kVersion;
+  uint32_t byte_order = kByteOrder;
+  uint64_t model_id = 0;
+  uint64_t model_bytes = 0;
+  uint32_t kv_type = 0;  // 0 f16, 1 f32
+  uint32_t n_caches = 0;
+  uint32_t n_tokens = 0;
+  uint32_t n_past = 0;
+};
+struct CacheHeader {
+  uint32_t window, n_head_kv, head_dim_k, head_dim_v, first, count;
+};
+
+// A 64-bit hash of a byte stream, 8 bytes at a time (several GB/s): the
+// file's checksum and the model's identity. Not cryptographic.
+class Hash64 {
+ public:
+  void update(const void* data, size_t n) {
+    const auto* p = static_cast<const uint8_t*>(data);
+    length_ += n;
+    while (n > 0) {
+      if (fill_ == 0 && n >= 8) {
+        for (; n >= 8; p += 8, n -= 8) {
+          uint64_t w;
+          std::memcpy(&w, p, 8);
+          mix(w);
+        }
+        continue;
+      }
+      buffer_[fill_++] = *p++;
+      --n;
+      if (fill_ == 8) {
+        uint64_t w;
+        std::memcpy(&w, buffer_.data(), 8);
+        mix(w);
+        fill_ = 0;
+      }
+    }
+  }
+  template <class T>
+  void value(const T& v) {
+    update(&v, sizeof v);
+  }
+  uint64_t finish() const {
+    Hash64 h = *this;
+    uint64_t w = 0;
+    std::memcpy(&w, h.buffer_.data(), h.fill_);
+    h.mix(w);
+    h.mix(length_);
+    return h.h_ ^ (h.h_ >> 31);
+  }
+
+ private:
+  void mix(uint64_t w) {
+    h_ ^= w * 0x9E3779B97F4A7C15ull;
+    h_ = ((h_ << 31) | (h_ >> 33)) * 0xBF58476D1CE4E5B9ull;
+  }
+  uint64_t h_ = 0x243F6A8885A308D3ull;
+  uint64_t length_ = 0;
+  std::array<uint8_t, 8> buffer_{};
+  size_t fill_ = 0;
+};
+
+uint32_t kv_code(KvType t) { return t == KvType::f32 ? 1 : 0; }
+
+CacheHeader describe(const AttentionCache& a, uint32_t n_past) {
+  const uint32_t first = a.first_attended(n_past);
+  return {a.window(), a.n_head_kv(), a.head_dim_k(), a.head_dim_v(), first, n_past - first};
+}
+
+[[noreturn]] void fail(const std::string& path, const std::string& what) {
+  throw SessionFileError("saved session " + path + ": " + what);
+}
+
+// Writes to a FILE and hashes what it wrote.
+class Writer {
+ public:
+  Writer(std::FILE* f, const std::string& path) : f_(f), path_(path) {}
+  void bytes(const void* p, size_t n) {
+    if (n != 0 && std::fwrite(p, 1, n, f_) != n) fail(path_, std::string("cannot write: ") + std::strerror(errno));
+    hash_.update(p, n);
+  }
+  template <class T>
+  void value(const T& v) {
+    bytes(&v, sizeof v);
+  }
+  uint64_t checksum() const { return hash_.finish(); }
+
+ private:
+  std::FILE* f_;
+  const std::string& path_;
+  Hash64 hash_;
+};
+
+// Reads fields out of the file's bytes; running past the end is a truncated file.
+class Reader {
+ public:
+  Reader(std::span<const uint8_t> bytes, const std::string& path) : bytes_(bytes), path_(path) {}
+  void bytes(void* out, size_t n) {
+    const uint8_t* p = skip(n);
+    if (n != 0) std::memcpy(out, p, n);  // out may be null for nothing (an empty token list)
+  }
+  template <class T>
+  T value() {
+    T v;
+    bytes(&v, sizeof v);
+    return v;
+  }
+  const uint8_t* skip(size_t n) {
+    const uint8_t* p = bytes_.data() + at_;
+    if (n > bytes_.size() - at_) {
+      fail(path_, "truncated: " + std::to_string(bytes_.size()) + " bytes, the header describes more");
+    }
+    at_ += n;
+    return p;
+  }
+  size_t at() const { return at_; }
+
+ private:
+  std::span<const uint8_t> bytes_;
+  const std::string& path_;
+  size_t at_ = 0;
+};
+
+std::vector<uint8_t> read_all(const std::string& path) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
+  if (!f) fail(path, std::string("cannot open: ") + std::strerror(errno));
+  std::vector<uint8_t> bytes;
+  std::array<uint8_t, 1 << 16> chunk;
+  for (size_t n; (n = std::fread(chunk.data(), 1, chunk.size(), f.get())) > 0;) {
+    bytes.insert(bytes.end(), chunk.begin(), chunk.begin() + static_cast<std::ptrdiff_t>(n));
+  }
+  if (std::ferror(f.get())) fail(path, std::string("cannot read: ") + std::strerror(errno));
+  return bytes;
+}
+
+std::string hex(uint64_t v) {
+  char s[17];
+  std::snprintf(s, sizeof s, "%016llx", static_cast<unsigned long long>(v));
+  return s;
+}
+
+}  // namespace
+
+uint64_t model_identity(const gguf::File& file) {
+  Hash64 h;
+  h.value(file.file_size());
+  h.value(file.data_offset());
+  for (const gguf::KeyValue& kv : file.metadata()) {
+    h.update(kv.key.data(), kv.key.size());
+    h.update(kv.raw_value.data(), kv.raw_value.size());
+  }
+  constexpr uint64_t kSample = 2048;
+  for (const gguf::TensorInfo& t : file.tensors()) {
+    h.update(t.name.data(), t.name.size());
+    h.value(static_cast<uint32_t>(t.type));
+    h.value(t.ne);
+    h.value(t.offset);
+    const uint8_t* data = file.tensor_data(t);
+    const uint64_t head = std::min(t.n_bytes, kSample);
+    h.update(data, head);
+    const uint64_t tail = std::min(t.n_bytes - head, kSample);
+    h.update(data + t.n_bytes - tail, tail);
+  }
+  return h.finish();
+}
+
+void save_session(const Session& session, const std::string& path) {
+  const KvCache& kv = session.kv_cache();
+  const uint32_t n_past = session.n_past();
+  if (!kv.holds_history(n_past)) throw Error("save_session: the cache does not hold its positions (a bug)");
+  Header h;
+  h.model_id = model_identity(session.model().file());
+  h.model_bytes = session.model().file().file_size();
+  h.kv_type = kv_code(kv.type());
+  h.n_caches = static_cast<uint32_t>(kv.caches().size());
+  h.n_tokens = static_cast<uint32_t>(session.tokens().size());
+  h.n_past = n_past;
+
+  std::string tmp = path + ".XXXXXX";
+  const int fd = ::mkstemp(tmp.data());
+  if (fd < 0) fail(path, "cannot create a temporary file beside it: " + std::string(std::strerror(errno)));
+  std::FILE* f = ::fdopen(fd, "wb");
+  if (f == nullptr) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    fail(path, std::string("cannot write: ") + std::strerror(errno));
+  }
+  try {
+    Writer w(f, path);
+    w.bytes(kMagic, sizeof kMagic);
+    w.value(h);
+    for (const AttentionCache& a : kv.caches()) w.value(describe(a, n_past));
+    w.bytes(session.tokens().data(), session.tokens().size_bytes());
+    std::vector<uint8_t> raw;
+    for (const AttentionCache& a : kv.caches()) {
+      const CacheHeader c = describe(a, n_past);
+      raw.resize(a.raw_bytes(c.count));
+      a.read_raw(c.first, c.count, raw.data());
+      w.bytes(raw.data(), raw.size());
+    }
+    const uint64_t sum = w.checksum();
+    w.value(sum);
+    // Flushed and synced before the rename: a crash leaves the old file or the new one.
+    if (std::fflush(f) != 0 || ::fsync(::fileno(f)) != 0) fail(path, std::string("cannot write: ") + std::strerror(errno));
+  } catch (...) {
+    std::fclose(f);
+    ::unlink(tmp.c_str());
+    throw;
+  }
+  if (std::fclose(f) != 0) {
+    ::unlink(tmp.c_str());
+    fail(path, std::string("cannot write: ") + std::strerror(errno));
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string reason = std::strerror(errno);
+    ::unlink(tmp.c_str());
+    fail(path, "cannot rename the temporary file to it: " + reason);
+  }
+}
+
+void load_session(Session& session, const std::string& path) {
+  const std::vector<uint8_t> bytes = read_all(path);
+  Reader r(bytes, path);
+  char magic[sizeof kMagic];
+  if (bytes.size() < sizeof kMagic) fail(path, "truncated: " + std::to_string(bytes.size()) + " bytes");
+  r.bytes(magic, sizeof magic);
+  if (std::memcmp(magic, kMagic, sizeof kMagic) != 0) fail(path, "not a saved session (no ENGINEKV magic)");
+  const auto h = r.value<Header>();
+  if (h.byte_order != kByteOrder) fail(path, "saved on a machine of the other byte order");
+  if (h.version != kVersion) {
+    fail(path, "version " + std::to_string(h.version) + "; this engine reads version " + std::to_string(kVersion));
+  }
+  if (h.kv_type > 1) fail(path, "corrupt: KV type " + std::to_string(h.kv_type));
+  std::vector<CacheHeader> caches(h.n_caches > bytes.size() ? 0 : h.n_caches);
+  if (caches.size() != h.n_caches) fail(path, "corrupt: " + std::to_string(h.n_caches) + " caches");
+  for (CacheHeader& c : caches) c = r.value<CacheHeader>();
+  // The size the header describes, before trusting any of it.
+  const uint64_t elem = h.kv_type == 1 ? 4 : 2;
+  uint64_t expected = saturating_add(r.at(), saturating_mul(h.n_tokens, sizeof(int32_t)));
+  for (const CacheHeader& c : caches) {
+    const uint64_t per_pos = saturating_mul(c.n_head_kv, uint64_t{c.head_dim_k} + c.head_dim_v);
+    expected = saturating_add(expected, saturating_mul(saturating_mul(c.count, per_pos), elem));
+  }
+  expected = saturating_add(expected, sizeof(uint64_t));
+  if (bytes.size() < expected) {
+    fail(path, "truncated: " + std::to_string(bytes.size()) + " bytes where its header describes " +
+                   std::to_string(expected));
+  }
+  if (bytes.size() > expected) {
+    fail(path, "corrupt: " + std::to_string(bytes.size() - expected) + " bytes after the end its header describes");
+  }
+  Hash64 sum;
+  sum.update(bytes.data(), bytes.size() - sizeof(uint64_t));
+  uint64_t stored = 0;
+  std::memcpy(&stored, bytes.data() + bytes.size() - sizeof stored, sizeof stored);
+  if (sum.finish() != stored) fail(path, "corrupt: its checksum does not match its contents");
+
+  const gguf::File& model = session.model().file();
+  const uint64_t id = model_identity(model);
+  if (h.model_id != id || h.model_bytes != model.file_size()) {
+    fail(path, "saved with another model (identity " + hex(h.model_id) + ", " + std::to_string(h.model_bytes) +
+                   " bytes; this session's model " + model.path() + " is " + hex(id) + ", " +
+                   std::to_string(model.file_size()) + " bytes)");
+  }
+  KvCache& kv = session.kv_cache_for_restore();
+  if (h.kv_type != kv_code(kv.type())) {
+    fail(path, std::string("saved with an ") + (h.kv_type == 1 ? "f32" : "f16") + " KV cache; this session's is " +
+                   kv_type_name(kv.type()));
+  }
+  if (h.n_tokens > session.n_ctx()) {
+    fail(path, "holds " + std::to_string(h.n_tokens) + " tokens; this session's context is " +
+                   std::to_string(session.n_ctx()));
+  }
+  if (h.n_past > h.n_tokens) fail(path, "corrupt: more positions in the cache than tokens");
+  if (caches.size() != kv.caches().size()) {
+    fail(path, "has " + std::to_string(caches.size()) + " caches; this session has " +
+                   std::to_string(kv.caches().size()));
+  }
+  for (size_t i = 0; i < caches.size(); ++i) {
+    const CacheHeader& c = caches[i];
+    const CacheHeader want = describe(kv.caches()[i], h.n_past);
+    if (std::memcmp(&c, &want, sizeof c) != 0) {
+      fail(path, "cache " + std::to_string(i) + " is saved as window " + std::to_string(c.window) + ", " +
+                     std::to_string(c.n_head_kv) + " KV heads of " + std::to_string(c.head_dim_k) + "+" +
+                     std::to_string(c.head_dim_v) + ", positions " + std::to_string(c.first) + "+" +
+                     std::to_string(c.count) + "; this session's is window " + std::to_string(want.window) + ", " +
+                     std::to_string(want.n_head_kv) + " KV heads of " + std::to_string(want.head_dim_k) + "+" +
+                     std::to_string(want.head_dim_v) + ", positions " + std::to_string(want.first) + "+" +
+                     std::to_string(want.count));
+    }
+    if (c.count > kv.caches()[i].n_pos()) fail(path, "cache " + std::to_string(i) + " holds more than the ring");
+  }
+  std::vector<int32_t> tokens(h.n_tokens);
+  r.bytes(tokens.data(), tokens.size() * sizeof(int32_t));
+  const uint32_t n_vocab = session.model().config().n_vocab;
+  for (int32_t t : tokens) {
+    if (t < 0 || static_cast<uint32_t>(t) >= n_vocab) {
+      fail(path, "token id " + std::to_string(t) + " is outside the vocabulary (0.." + std::to_string(n_vocab - 1) +
+                     ")");
+    }
+  }
+  // Checked: from here nothing fails, and the session changes.
+  for (size_t i = 0; i < caches.size(); ++i) {
+    AttentionCache& a = kv.caches()[i];
+    a.write_raw(caches[i].first, caches[i].count, r.skip(a.raw_bytes(caches[i].count)));
+    a.held_from(caches[i].first);
+  }
+  session.restored(std::move(tokens), h.n_past);
+}
+
+}  // namespace engine
