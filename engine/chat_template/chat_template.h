@@ -24,7 +24,8 @@
 namespace engine::chat_template {
 
 struct Limits {
-  int64_t max_steps = 20'000'000;            // expressions and statements evaluated
+  int64_t max_steps = 20'000'000;            // expressions and statements evaluated, and items of
+                                             // the lists built (so also a bound on their memory)
   size_t max_output_bytes = 16u << 20;       // the output, and any one string built
   int max_depth = 200;                       // nesting of statements, and of an expression's parts
   int max_eval_depth = 1000;                 // nesting of evaluation: statements, expressions and

@@ -66,8 +66,7 @@ class Evaluator {
       if (++e.depth_ > e.limits_.max_eval_depth)
         fail(Error::Kind::limit, pos, "evaluation nests deeper than max_eval_depth (" +
                                           std::to_string(e.limits_.max_eval_depth) + ")");
-      if (++e.steps_ > e.limits_.max_steps)
-        fail(Error::Kind::limit, pos, "more than max_steps (" + std::to_string(e.limits_.max_steps) + ") evaluation steps");
+      e.charge(1, pos);
     }
     ~DepthGuard() { --e.depth_; }
   };
@@ -191,31 +190,39 @@ class Evaluator {
       items = std::move(kept);
     }
     auto n = static_cast<int64_t>(items.size());
+    // One `loop` object, advanced in place each iteration as jinja2's
+    // LoopContext is.
+    auto loop = std::make_shared<ValueDict>();
+    auto index = std::make_shared<int64_t>(0);
+    auto cycle = std::make_shared<Callable>();
+    cycle->name = "cycle";
+    cycle->call = [index](const CallArgs& a) -> Value {
+      if (a.positional.empty()) throw ValueError("no items for cycling given");
+      return a.positional[static_cast<size_t>(*index) % a.positional.size()];
+    };
+    for (const char* key : {"index", "index0", "revindex", "revindex0", "first", "last", "length", "depth", "depth0",
+                            "previtem", "nextitem", "cycle"})
+      loop->entries.emplace_back(Value(key), Value());
+    auto& e = loop->entries;
+    e[6].second = Value(n);
+    e[7].second = Value(1);
+    e[8].second = Value(0);
+    e[11].second = Value(std::move(cycle));
+    inner.vars["loop"] = Value(loop);
     for (int64_t i = 0; i < n; ++i) {
       count_iteration(s.pos);
-      const Value& item = items[static_cast<size_t>(i)];
-      assign(inner, s.targets, item, s.pos);
-      auto loop = std::make_shared<ValueDict>();
-      loop->set("index", Value(i + 1));
-      loop->set("index0", Value(i));
-      loop->set("revindex", Value(n - i));
-      loop->set("revindex0", Value(n - i - 1));
-      loop->set("first", Value(i == 0));
-      loop->set("last", Value(i == n - 1));
-      loop->set("length", Value(n));
-      loop->set("depth", Value(1));
-      loop->set("depth0", Value(0));
-      loop->set("previtem", i > 0 ? items[static_cast<size_t>(i - 1)] : Value::undefined("there is no previous item"));
-      loop->set("nextitem", i + 1 < n ? items[static_cast<size_t>(i + 1)] : Value::undefined("there is no next item"));
-      auto cycle = std::make_shared<Callable>();
-      cycle->name = "cycle";
-      cycle->call = [i](const CallArgs& a) -> Value {
-        if (a.positional.empty()) throw ValueError("no items for cycling given");
-        return a.positional[static_cast<size_t>(i) % a.positional.size()];
-      };
-      loop->set("cycle", Value(std::move(cycle)));
-      inner.vars["loop"] = Value(std::move(loop));
+      assign(inner, s.targets, items[static_cast<size_t>(i)], s.pos);
+      *index = i;
+      e[0].second = Value(i + 1);
+      e[1].second = Value(i);
+      e[2].second = Value(n - i);
+      e[3].second = Value(n - i - 1);
+      e[4].second = Value(i == 0);
+      e[5].second = Value(i == n - 1);
+      e[9].second = i > 0 ? items[static_cast<size_t>(i - 1)] : Value::undefined("there is no previous item");
+      e[10].second = i + 1 < n ? items[static_cast<size_t>(i + 1)] : Value::undefined("there is no next item");
       if (exec_body(s.body, inner) == Flow::break_) break;
+      inner.vars["loop"] = Value(loop);  // the body may have set a `loop` of its own
     }
     if (n == 0) exec_body(s.else_body, inner);
   }
@@ -267,7 +274,18 @@ class Evaluator {
     DepthGuard guard(*this, e.pos);
     Value v = eval_kind(e, scope);
     if (v.is_string()) at(e.pos, [&] { check_string_size(v.as_string().size(), limits_); });
+    // A list a call, filter or operator built costs a step per item, so the
+    // step bound also bounds the memory lists can take (range(10**6) kept ten
+    // times over is ten million steps).
+    if (v.is_list() && (e.kind == Expr::Kind::call || e.kind == Expr::Kind::filter || e.kind == Expr::Kind::binary))
+      charge(static_cast<int64_t>(v.list().size()), e.pos);
     return v;
+  }
+
+  void charge(int64_t steps, const Pos& pos) {
+    steps_ += steps;
+    if (steps_ > limits_.max_steps)
+      fail(Error::Kind::limit, pos, "more than max_steps (" + std::to_string(limits_.max_steps) + ") evaluation steps");
   }
 
   CallArgs eval_args(const Expr& e, Scope& scope) {

@@ -71,7 +71,7 @@ class Parser {
       const Token& tok = peek();
       if (tok.type == T::eof) {
         if (ends.size() == 0) return body;
-        error(tok, "unexpected end of template: expected '{% " + std::string(*ends.begin()) + " %}'");
+        error(tok, "unexpected end of template: expected '{% " + std::string(*(ends.end() - 1)) + " %}'");
       }
       if (tok.type == T::text) {
         auto s = stmt(Stmt::Kind::text, tok);
@@ -353,16 +353,21 @@ class Parser {
     while (is_op("**")) { const Token& at = next(); e = binary("**", std::move(e), unary(), at); }
     return e;
   }
-  ExprPtr unary() {
+  // As jinja2: the operand of a sign takes no filters, so `-2 | abs` is
+  // abs(-2).
+  ExprPtr unary(bool with_filters = true) {
+    ExprPtr e;
     if (is_op("-") || is_op("+")) {
       DepthGuard guard(*this, peek());
       const Token& at = next();
-      auto e = make(Expr::Kind::unary, at);
+      e = make(Expr::Kind::unary, at);
       e->name = at.text;
-      e->a = unary();
-      return filters_and_tests(finish(std::move(e)));
+      e->a = unary(false);
+      e = finish(std::move(e));
+    } else {
+      e = postfix(primary());
     }
-    return filters_and_tests(postfix(primary()));
+    return with_filters ? filters_and_tests(std::move(e)) : std::move(e);
   }
 
   ExprPtr primary() {
@@ -544,6 +549,7 @@ class Parser {
         if (is_op("(")) {
           arguments(*t);
         } else if (peek().type == T::string || peek().type == T::integer || peek().type == T::floating ||
+                   is_op("[") || is_op("{") ||
                    (peek().type == T::name && !is_name("and") && !is_name("or") && !is_name("if") &&
                     !is_name("else") && !is_name("in") && !is_name("is") && !is_name("not") && !is_name("recursive"))) {
           t->items.push_back(postfix(primary()));  // `is equalto 'x'`: one argument without parentheses

@@ -101,13 +101,15 @@ static void check_size(const std::string& out, size_t max_bytes) {
   if (out.size() > max_bytes) throw LimitError("a string over max_output_bytes (" + std::to_string(max_bytes) + ")");
 }
 
-std::string repr(const Value& v, size_t max_bytes) {
+// A namespace may hold itself, so the depth is bounded.
+static std::string repr_at(const Value& v, size_t max_bytes, int depth) {
+  if (depth > 512) throw LimitError("a value nests deeper than 512 levels");
   switch (v.kind()) {
     case Value::Kind::string: return string_repr(v.as_string());
     case Value::Kind::list: {
       std::string out = v.is_tuple() ? "(" : "[";
       for (size_t i = 0; i < v.list().size(); ++i) {
-        out += (i ? ", " : "") + repr(v.list()[i], max_bytes);
+        out += (i ? ", " : "") + repr_at(v.list()[i], max_bytes, depth + 1);
         check_size(out, max_bytes);
       }
       if (v.is_tuple() && v.list().size() == 1) out += ",";
@@ -117,7 +119,7 @@ std::string repr(const Value& v, size_t max_bytes) {
       std::string out = v.dict().is_namespace ? "<Namespace {" : "{";
       bool first = true;
       for (const auto& [k, item] : v.dict().entries) {
-        out += (first ? "" : ", ") + repr(k) + ": " + repr(item, max_bytes);
+        out += (first ? "" : ", ") + repr(k) + ": " + repr_at(item, max_bytes, depth + 1);
         check_size(out, max_bytes);
         first = false;
       }
@@ -126,6 +128,8 @@ std::string repr(const Value& v, size_t max_bytes) {
     default: return to_str(v);
   }
 }
+
+std::string repr(const Value& v, size_t max_bytes) { return repr_at(v, max_bytes, 0); }
 
 std::string to_str(const Value& v, size_t max_bytes) {
   switch (v.kind()) {
