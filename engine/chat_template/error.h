@@ -29,7 +29,7 @@ class Error : public std::runtime_error {
 
  private:
   static std::string format(Kind kind, const std::string& message, int line, int column) {
-    const char* what = kind == Kind::syntax ? "syntax error" : kind == Kind::raised ? "template raised"
+    const char* what = kind == Kind::syntax ? "syntax error" : kind == Kind::raised ? "raised"
                        : kind == Kind::limit ? "sandbox limit" : "error";
     return std::string("chat template ") + what + " at line " + std::to_string(line) + ", column " +
            std::to_string(column) + ": " + message;

@@ -515,6 +515,7 @@ class Parser {
   ExprPtr call(ExprPtr callee) {
     DepthGuard guard(*this, peek());
     auto e = make(Expr::Kind::call, peek());
+    e->pos = callee->pos;  // errors point at what is called
     e->a = std::move(callee);
     arguments(*e);
     return finish(std::move(e));
