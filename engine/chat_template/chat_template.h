@@ -28,7 +28,7 @@ struct Limits {
                                              // the lists built (so also a bound on their memory)
   size_t max_output_bytes = 16u << 20;       // the output, and any one string built
   int max_depth = 200;                       // nesting of statements, and of an expression's parts
-  int max_eval_depth = 1000;                 // nesting of evaluation: statements, expressions and
+  int max_eval_depth = 500;                  // nesting of evaluation: statements, expressions and
                                              // macro calls together (what the native stack holds)
   int64_t max_loop_iterations = 2'000'000;   // iterations of all loops, and items of any one list built
 };

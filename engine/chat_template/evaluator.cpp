@@ -18,7 +18,7 @@ enum class Flow { normal, break_, continue_ };
 
 class Evaluator {
  public:
-  explicit Evaluator(const Options& options) : options_(options), limits_(options.limits) {
+  explicit Evaluator(const Options& options) : limits_(options.limits) {
     add_globals(builtins_.vars_dict, options);
     for (auto& [name, value] : builtins_.vars_dict.entries) builtins_.scope.vars[name.as_string()] = value;
     track_namespaces();
@@ -495,7 +495,6 @@ class Evaluator {
     throw ValueError("unknown operator " + op);
   }
 
-  const Options& options_;
   const Limits& limits_;
   Builtins builtins_;
   Scope top_;

@@ -26,7 +26,12 @@ class Lexer {
 
  private:
   Pos pos_at(size_t offset) {
-    // Positions are asked for in increasing order; advance a cursor.
+    // Positions are mostly asked for in increasing order: advance a cursor
+    // (an error may point back at a tag's start: then count again).
+    if (offset < line_cursor_) {
+      line_cursor_ = 0;
+      line_ = Pos{};
+    }
     for (; line_cursor_ < offset && line_cursor_ < src_.size(); ++line_cursor_) {
       if (src_[line_cursor_] == '\n') { ++line_.line; line_.column = 1; }
       else if ((static_cast<unsigned char>(src_[line_cursor_]) & 0xc0) != 0x80) ++line_.column;

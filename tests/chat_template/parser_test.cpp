@@ -115,6 +115,13 @@ TEST(ChatTemplateParser, SyntaxErrorsNameLineAndColumn) {
   e = render_error("{{ 'unterminated }}");
   ASSERT_TRUE(e);
   EXPECT_EQ(e->message(), "unterminated string");
+
+  // An unterminated tag points at where it opens, not at the end.
+  e = render_error("a\n  {{ x + \n\n 1");
+  ASSERT_TRUE(e);
+  EXPECT_EQ(e->message(), "unterminated '{{' tag");
+  EXPECT_EQ(e->line(), 2);
+  EXPECT_EQ(e->column(), 3);
 }
 
 }  // namespace
