@@ -120,6 +120,21 @@ int main(int argc, char** argv) {
     }
     write(out / "sampler_params", "args-" + std::to_string(i), bytes);
   }
+  // Chat templates: the real ones of ../shared/chat-templates, and a few
+  // small ones with a conversation of their own after a NUL.
+  const fs::path templates = fs::path(engine_fuzz::shared_dir()) / "chat-templates" / "templates";
+  if (fs::is_directory(templates))
+    for (const auto& entry : fs::directory_iterator(templates))
+      write(out / "chat_template", entry.path().filename().string(), read(entry.path(), 32 << 10));
+  const std::vector<std::string_view> small_templates = {
+      "{% for m in messages %}{{ m.role }}: {{ m.content | trim }}\n{% endfor %}"sv,
+      "{% set ns = namespace(n=0) %}{% for x in range(3) if x is odd %}{% set ns.n = ns.n + x %}{% endfor %}{{ ns.n }}"sv,
+      "{% macro f(a, b=[1, {'k': (2,)}]) %}{{ a ~ b | tojson(indent=2) }}{% endmacro %}{{ f('x')[1:-1] }}"sv,
+      "{{ messages[0]['content'].split(' ') | map('upper') | join('-') }}\0{\"messages\": [{\"content\": \"a b\"}]}"sv,
+  };
+  for (size_t i = 0; i < small_templates.size(); ++i)
+    write(out / "chat_template", "small-" + std::to_string(i),
+          std::vector<uint8_t>(small_templates[i].begin(), small_templates[i].end()));
   std::printf("fuzz_seeds: wrote %d seed files to %s\n", g_written, out.c_str());
   return 0;
 }

@@ -27,7 +27,7 @@ const std::map<std::string, Target>& targets() {
   static const std::map<std::string, Target> t = {
       {"gguf_reader", engine_fuzz::gguf_reader},         {"model_loader", engine_fuzz::model_loader},
       {"tokenizer_spm", engine_fuzz::tokenizer_spm},     {"tokenizer_bpe", engine_fuzz::tokenizer_bpe},
-      {"sampler_params", engine_fuzz::sampler_params},
+      {"sampler_params", engine_fuzz::sampler_params},   {"chat_template", engine_fuzz::chat_template},
   };
   return t;
 }

@@ -28,6 +28,9 @@ int tokenizer_bpe(const uint8_t* data, size_t size);
 // The run tool's sampler options, parsed from NUL-separated arguments, then
 // sampling with the parameters that validate over logits from the input.
 int sampler_params(const uint8_t* data, size_t size);
+// The chat-template renderer on arbitrary template text (and, after a NUL,
+// conversation JSON): output or its own Error, nothing else.
+int chat_template(const uint8_t* data, size_t size);
 
 // Stops the process with a message: an invariant the target checks is broken.
 [[noreturn]] void broken(const std::string& what);
