@@ -1,12 +1,23 @@
-// Building blocks the K-quant reference quantizers share (quants_k.cpp for
-// Q4_K / Q5_K, quants_k_low.cpp for Q2_K / Q3_K): ggml's rounding rule and its
-// asymmetric least-squares fit. Internal to kernels/ref.
+// Building blocks the reference quantizers share (quants_k.cpp for Q4_K /
+// Q5_K, quants_k_low.cpp for Q2_K / Q3_K, quants_iq.cpp): ggml's rounding rule,
+// its asymmetric least-squares fit, and the loops over a row's blocks.
+// Internal to kernels/ref.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+
+// No FMA contraction in any file that includes this (see quants_legacy.cpp):
+// with it, an aarch64 GCC build wrote 665 of the 11008 Q4_K blocks of
+// llama-d256-Q4_K_M differently from llama.cpp (ref_bitexact_test). CMake also
+// passes -ffp-contract=off; the pragma keeps it so in any build.
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
 
 namespace kernels::ref::detail {
 
@@ -48,5 +59,24 @@ enum class FitError { squared, absolute };
 // moves the origin used by the following candidates, as in ggml.
 float fit_offset_codes(const float* x, const float* weights, size_t n, int nmax, StepGrid grid, FitError error,
                        uint8_t* codes, float& negated_min);
+
+// The row loops: k / kBlock blocks, one call per block; dots add the blocks'
+// float results in order.
+template <size_t kBlock, typename Block>
+void quantize_blocks(const float* x, Block* out, size_t k, void (*one)(const float*, Block&)) {
+  for (size_t b = 0; b < k / kBlock; ++b) one(x + b * kBlock, out[b]);
+}
+
+template <size_t kBlock, typename Block>
+void dequantize_blocks(const Block* in, float* y, size_t k, void (*one)(const Block&, float*)) {
+  for (size_t b = 0; b < k / kBlock; ++b) one(in[b], y + b * kBlock);
+}
+
+template <size_t kBlock, typename Block, typename Activation>
+float dot_blocks(size_t k, const Block* w, const Activation* a, float (*one)(const Block&, const Activation&)) {
+  float sum = 0.0f;
+  for (size_t b = 0; b < k / kBlock; ++b) sum += one(w[b], a[b]);
+  return sum;
+}
 
 }  // namespace kernels::ref::detail

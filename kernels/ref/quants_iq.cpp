@@ -25,13 +25,6 @@
 #include "kernels/ref/quant_fit.h"
 #include "kernels/ref/quants.h"
 
-// No FMA contraction (see quants_legacy.cpp).
-#if defined(__clang__)
-#pragma STDC FP_CONTRACT OFF
-#elif defined(__GNUC__)
-#pragma GCC optimize("fp-contract=off")
-#endif
-
 namespace kernels::ref {
 namespace {
 
@@ -158,13 +151,11 @@ void quantize_block(const float* x, BlockIQ4_XS& out) {
 }  // namespace
 
 void quantize_row_iq4_nl(const float* x, void* dst, size_t k) {
-  auto* blocks = static_cast<BlockIQ4_NL*>(dst);
-  for (size_t b = 0; b < k / kBlock; ++b) quantize_block(x + b * kBlock, blocks[b]);
+  detail::quantize_blocks<kBlock>(x, static_cast<BlockIQ4_NL*>(dst), k, quantize_block);
 }
 
 void quantize_row_iq4_xs(const float* x, void* dst, size_t k) {
-  auto* blocks = static_cast<BlockIQ4_XS*>(dst);
-  for (size_t b = 0; b < k / QK_K; ++b) quantize_block(x + b * QK_K, blocks[b]);
+  detail::quantize_blocks<QK_K>(x, static_cast<BlockIQ4_XS*>(dst), k, quantize_block);
 }
 
 void dequantize_row_iq4_nl(const void* src, float* y, size_t k) {

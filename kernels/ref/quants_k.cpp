@@ -27,15 +27,6 @@
 #include "kernels/ref/quant_fit.h"
 #include "kernels/ref/quants.h"
 
-// No FMA contraction (see quants_legacy.cpp): with it, an aarch64 GCC build
-// wrote 665 of the 11008 Q4_K blocks of llama-d256-Q4_K_M differently from
-// llama.cpp (ref_bitexact_test).
-#if defined(__clang__)
-#pragma STDC FP_CONTRACT OFF
-#elif defined(__GNUC__)
-#pragma GCC optimize("fp-contract=off")
-#endif
-
 namespace kernels::ref {
 namespace {
 

@@ -24,13 +24,6 @@
 #include "kernels/ref/quant_fit.h"
 #include "kernels/ref/quants.h"
 
-// No FMA contraction (see quants_legacy.cpp).
-#if defined(__clang__)
-#pragma STDC FP_CONTRACT OFF
-#elif defined(__GNUC__)
-#pragma GCC optimize("fp-contract=off")
-#endif
-
 namespace kernels::ref {
 namespace {
 
@@ -255,36 +248,25 @@ float dot_block(const BlockQ3_K& w, const BlockQ8_K& a) {
   return (fp16_to_fp32(w.d) * a.d) * static_cast<float>(sum);
 }
 
-// ------------------------------------------------------------------ rows
-
-template <typename Block>
-void quantize_row(const float* x, void* dst, size_t k) {
-  auto* blocks = static_cast<Block*>(dst);
-  for (size_t b = 0; b < k / QK_K; ++b) quantize_block(x + b * QK_K, blocks[b]);
-}
-
-template <typename Block>
-void dequantize_row(const void* src, float* y, size_t k) {
-  const auto* blocks = static_cast<const Block*>(src);
-  for (size_t b = 0; b < k / QK_K; ++b) dequantize_block(blocks[b], y + b * QK_K);
-}
-
-template <typename Block>
-float dot_row(size_t k, const void* w, const void* a) {
-  const auto* weights = static_cast<const Block*>(w);
-  const auto* activations = static_cast<const BlockQ8_K*>(a);
-  float sum = 0.0f;
-  for (size_t b = 0; b < k / QK_K; ++b) sum += dot_block(weights[b], activations[b]);
-  return sum;
-}
-
 }  // namespace
 
-void quantize_row_q2_k(const float* x, void* dst, size_t k) { quantize_row<BlockQ2_K>(x, dst, k); }
-void quantize_row_q3_k(const float* x, void* dst, size_t k) { quantize_row<BlockQ3_K>(x, dst, k); }
-void dequantize_row_q2_k(const void* src, float* y, size_t k) { dequantize_row<BlockQ2_K>(src, y, k); }
-void dequantize_row_q3_k(const void* src, float* y, size_t k) { dequantize_row<BlockQ3_K>(src, y, k); }
-float vec_dot_q2_k_q8_k(size_t k, const void* w, const void* a) { return dot_row<BlockQ2_K>(k, w, a); }
-float vec_dot_q3_k_q8_k(size_t k, const void* w, const void* a) { return dot_row<BlockQ3_K>(k, w, a); }
+void quantize_row_q2_k(const float* x, void* dst, size_t k) {
+  detail::quantize_blocks<QK_K>(x, static_cast<BlockQ2_K*>(dst), k, quantize_block);
+}
+void quantize_row_q3_k(const float* x, void* dst, size_t k) {
+  detail::quantize_blocks<QK_K>(x, static_cast<BlockQ3_K*>(dst), k, quantize_block);
+}
+void dequantize_row_q2_k(const void* src, float* y, size_t k) {
+  detail::dequantize_blocks<QK_K>(static_cast<const BlockQ2_K*>(src), y, k, dequantize_block);
+}
+void dequantize_row_q3_k(const void* src, float* y, size_t k) {
+  detail::dequantize_blocks<QK_K>(static_cast<const BlockQ3_K*>(src), y, k, dequantize_block);
+}
+float vec_dot_q2_k_q8_k(size_t k, const void* w, const void* a) {
+  return detail::dot_blocks<QK_K>(k, static_cast<const BlockQ2_K*>(w), static_cast<const BlockQ8_K*>(a), dot_block);
+}
+float vec_dot_q3_k_q8_k(size_t k, const void* w, const void* a) {
+  return detail::dot_blocks<QK_K>(k, static_cast<const BlockQ3_K*>(w), static_cast<const BlockQ8_K*>(a), dot_block);
+}
 
 }  // namespace kernels::ref
