@@ -69,6 +69,10 @@ struct LhsQ8K {
 static_assert(sizeof(LhsQ8K) == 340);
 
 // Chunk bytes per block of a group (see the table above).
+// IQ4_NL / IQ4_XS code book (ref::kIQ4Values) + 128: unsigned bytes for the
+// unsigned-weight dot products, looked up from the nibbles by byte shuffle.
+inline constexpr uint8_t kIQ4Unsigned[16] = {1, 24, 45, 63, 79, 93, 106, 118, 129, 141, 153, 166, 181, 197, 217, 241};
+
 inline constexpr size_t kQ4_0Chunk = 288;
 inline constexpr size_t kQ8_0Chunk = 544;
 inline constexpr size_t kQ4_KChunk = 2368;

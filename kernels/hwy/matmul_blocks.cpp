@@ -70,8 +70,13 @@ static_assert(LegacyChunk<Legacy::kQ4_1>::kBytes == 16 * sizeof(ref::BlockQ4_1))
 static_assert(LegacyChunk<Legacy::kQ5_0>::kBytes == 16 * sizeof(ref::BlockQ5_0));
 static_assert(LegacyChunk<Legacy::kQ5_1>::kBytes == 16 * sizeof(ref::BlockQ5_1));
 static_assert(LegacyChunk<Legacy::kIQ4_NL>::kBytes == 16 * sizeof(ref::BlockIQ4_NL));
-// kIQ4Values + 128: unsigned bytes for the unsigned-weight dot products.
-inline constexpr uint8_t kIQ4Unsigned[16] = {1, 24, 45, 63, 79, 93, 106, 118, 129, 141, 153, 166, 181, 197, 217, 241};
+constexpr bool iq4_unsigned_is_the_code_book_plus_128() {
+  for (size_t i = 0; i < 16; ++i) {
+    if (kIQ4Unsigned[i] != ref::kIQ4Values[i] + 128) return false;
+  }
+  return true;
+}
+static_assert(iq4_unsigned_is_the_code_book_plus_128());
 }  // namespace kernels::hwy_tier
 #endif
 

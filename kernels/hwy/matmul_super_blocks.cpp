@@ -20,7 +20,7 @@
 //         of 16, codes 0..63 rebuilt from 4 + 2 bits (the -32 * sum from
 //         the activations' offset16)
 //   IQ4_XS: sum = sum_s (ls_s - 32) * (values . a - 128 * (sum of a)) over 8
-//         sub-blocks of 32, values the code book's + 128 (kIQ4Unsigned) looked
+//         sub-blocks of 32, values the code book's + 128 (kIQ4Unsigned, layout.h) looked
 //         up from the nibbles with a byte shuffle, full bytes (the portable dot)
 // Each sub-block's dot product and mins are exact int32; the scales sc_s are
 // applied in float, one fused multiply-add per sub-block (a convert and an FMA
@@ -75,7 +75,6 @@ inline constexpr size_t kQh = 2048, kScales = 3072, kD = 3328;
 // scales [s 8][r 16] as int8 ls - 32, d [r] f16 (+32 B, 1.5%).
 namespace iq4_xs {
 inline constexpr size_t kScales = 2048, kD = 2176, kBytes = 2208;
-inline constexpr uint8_t kUnsigned[16] = {1, 24, 45, 63, 79, 93, 106, 118, 129, 141, 153, 166, 181, 197, 217, 241};
 }  // namespace iq4_xs
 }  // namespace kernels::hwy_tier
 #endif
@@ -327,7 +326,7 @@ struct IQ4XSFamily {
     const DI32 di32;
     const DF df;
     const size_t l8 = hn::Lanes(du8), l32 = hn::Lanes(di32);
-    const VU8 book = hn::LoadDup128(du8, iq4_xs::kUnsigned);
+    const VU8 book = hn::LoadDup128(du8, kIQ4Unsigned);
     for (size_t v = 0; v * l32 < io.n_valid; ++v) {
       VF acc[kM];
       for (size_t r = 0; r < kM; ++r) acc[r] = LoadAccumulator(io, r, v);
