@@ -23,6 +23,8 @@ void usage(FILE* out) {
                "       quantize --dry-run [options] [-m] IN.gguf [OUT.gguf] TYPE\n"
                "TYPE (case-insensitive): %s\n"
                "  Q4_K_M, Q5_K_M  llama.cpp's mixes: Q6_K for the LM head and for attn_v and ffn_down of some layers\n"
+               "  Q2_K, Q3_K_S, Q3_K_M, Q3_K_L, IQ4_NL, IQ4_XS  llama.cpp's mixes of those names (Q3_K, Q4_K, Q5_K\n"
+               "                  for attn_v, attn_output, ffn_down by layer; see docs or llama-quantize)\n"
                "  others          that type for every 2-D weight, except a Q6_K LM head (unless --pure)\n"
                "  norms, biases and other 1-D tensors keep their type; inputs are F32, F16 or BF16\n"
                "options:\n"

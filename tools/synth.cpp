@@ -30,7 +30,7 @@ void usage(FILE* out) {
                "TYPE: %s\n"
                "options:\n"
                "  -o, --output FILE     the GGUF file to write\n"
-               "      --type TYPE       weight type; Q4_K_M/Q5_K_M use llama.cpp's mixes, as quantize does\n"
+               "      --type TYPE       weight type; Q4_K_M, Q5_K_M, Q2_K, Q3_K_S/M/L, IQ4_NL, IQ4_XS are llama.cpp's mixes, as in quantize\n"
                "      --layers N        layer count (default: the shape's)\n"
                "      --seed S          random seed (default 1); the same seed gives the same bytes\n"
                "      --vocab FILE      copy the tokenizer of this GGUF (the vocab size comes from it);\n"

@@ -22,6 +22,8 @@ extern const MatmulKernel kMatmulQ4_1;
 extern const MatmulKernel kMatmulQ5_0;
 extern const MatmulKernel kMatmulQ5_1;
 extern const MatmulKernel kMatmulQ8_0;
+extern const MatmulKernel kMatmulIQ4_NL;
+extern const MatmulKernel kMatmulIQ4_XS;
 extern const MatmulKernel kMatmulQ4_K;
 extern const MatmulKernel kMatmulQ5_K;
 extern const MatmulKernel kMatmulQ6_K;

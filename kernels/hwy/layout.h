@@ -15,6 +15,7 @@
 //                byte t: code 4j+t at bit j, code 16+4j+t at bit 4+j)
 //   Q5_1  384 B: as Q5_0, then m [r] f16
 //   Q8_0  544 B: qs [j 8][r 16][4] as u8 = code + 128, d [r] f16
+//   IQ4_NL 288 B: as Q4_0 (the nibbles index the code book)
 //   Q4_K 2368 B: qs [c 4][j 8][r 16][4] (bytes 32c+4j.. of each row's qs),
 //                sc [s 8][r 16] u8, m [q 2][r 16][4] u8 (m 4q..4q+3),
 //                d [r] f16, dmin [r] f16    (+64 B, 2.8%, for unpacked scales)
@@ -68,6 +69,10 @@ struct LhsQ8K {
 static_assert(sizeof(LhsQ8K) == 340);
 
 // Chunk bytes per block of a group (see the table above).
+// IQ4_NL / IQ4_XS code book (ref::kIQ4Values) + 128: unsigned bytes for the
+// unsigned-weight dot products, looked up from the nibbles by byte shuffle.
+inline constexpr uint8_t kIQ4Unsigned[16] = {1, 24, 45, 63, 79, 93, 106, 118, 129, 141, 153, 166, 181, 197, 217, 241};
+
 inline constexpr size_t kQ4_0Chunk = 288;
 inline constexpr size_t kQ8_0Chunk = 544;
 inline constexpr size_t kQ4_KChunk = 2368;

@@ -3,6 +3,7 @@
 //
 //   matmul_f32_q8_0_q4_0_4x16_hwy   matmul_f32_q8_0_q5_0_4x16_hwy   matmul_f32_q8_0_q8_0_4x16_hwy
 //   matmul_f32_q8_1_q4_1_4x16_hwy   matmul_f32_q8_1_q5_1_4x16_hwy
+//   matmul_f32_q8_0_iq4_nl_4x16_hwy
 //
 // Contract (kernels/matmul.h): m_step 1, n_step 16 (kRows). pack_rhs
 // interleaves 16 weight rows per group, one chunk per block of 32 of the size
@@ -11,7 +12,8 @@
 // Q8_1's s), one packer per weight type (the offset differs).
 //
 // Per block and output: the exact int32 sum of code products, the weight codes
-// unsigned (0..15, 0..31, or Q8_0's code + 128) and the symmetric types'
+// unsigned (0..15, 0..31, Q8_0's code + 128, or IQ4_NL's code-book value + 128,
+// looked up from its nibble with one byte shuffle) and the symmetric types'
 // offset (-8, -16, -128) taken back through the activations' offset_sum, the
 // sum's starting value; then in float sum = fma(d_w d_a, isum, sum), then
 // fma(m_w, s_a, sum) for Q4_1 / Q5_1, blocks in order: the reference's integer
@@ -47,23 +49,34 @@
 #ifndef ENGINE_KERNELS_HWY_LEGACY_LAYOUT
 #define ENGINE_KERNELS_HWY_LEGACY_LAYOUT
 namespace kernels::hwy_tier {
-enum class Legacy { kQ4_0, kQ4_1, kQ5_0, kQ5_1, kQ8_0 };
+enum class Legacy { kQ4_0, kQ4_1, kQ5_0, kQ5_1, kQ8_0, kIQ4_NL };
 template <Legacy kType>
 struct LegacyChunk {
   static constexpr bool kFifthBit = kType == Legacy::kQ5_0 || kType == Legacy::kQ5_1;
   static constexpr bool kHasMin = kType == Legacy::kQ4_1 || kType == Legacy::kQ5_1;
   static constexpr bool kBytes8 = kType == Legacy::kQ8_0;
+  // IQ4_NL: nibbles as in Q4_0, each standing for kIQ4Values[code] + 128.
+  static constexpr bool kCodeBook = kType == Legacy::kIQ4_NL;
   static constexpr size_t kQh = kBytes8 ? 512 : 256;          // after the codes; Q5 only
   static constexpr size_t kD = kQh + (kFifthBit ? 64 : 0);    // 16 fp16 scales
   static constexpr size_t kM = kD + 32;                       // 16 fp16 offsets; Q4_1 / Q5_1 only
   static constexpr size_t kBytes = kM + (kHasMin ? 32 : 0);
   // The code offset of the packed weights, paid back through the activation sum.
-  static constexpr int32_t kOffset = kType == Legacy::kQ4_0 ? 8 : kType == Legacy::kQ5_0 ? 16 : kBytes8 ? 128 : 0;
+  static constexpr int32_t kOffset =
+      kType == Legacy::kQ4_0 ? 8 : kType == Legacy::kQ5_0 ? 16 : kBytes8 || kCodeBook ? 128 : 0;
 };
 static_assert(LegacyChunk<Legacy::kQ4_0>::kBytes == kQ4_0Chunk && LegacyChunk<Legacy::kQ8_0>::kBytes == kQ8_0Chunk);
 static_assert(LegacyChunk<Legacy::kQ4_1>::kBytes == 16 * sizeof(ref::BlockQ4_1));
 static_assert(LegacyChunk<Legacy::kQ5_0>::kBytes == 16 * sizeof(ref::BlockQ5_0));
 static_assert(LegacyChunk<Legacy::kQ5_1>::kBytes == 16 * sizeof(ref::BlockQ5_1));
+static_assert(LegacyChunk<Legacy::kIQ4_NL>::kBytes == 16 * sizeof(ref::BlockIQ4_NL));
+constexpr bool iq4_unsigned_is_the_code_book_plus_128() {
+  for (size_t i = 0; i < 16; ++i) {
+    if (kIQ4Unsigned[i] != ref::kIQ4Values[i] + 128) return false;
+  }
+  return true;
+}
+static_assert(iq4_unsigned_is_the_code_book_plus_128());
 }  // namespace kernels::hwy_tier
 #endif
 
@@ -110,6 +123,25 @@ struct LegacyFamily {
             const LhsQ8_0& a = lhs[r * io.nb + b];
             DotAcc s = DotStart(hn::Set(di32, a.offset_sum));
             for (size_t j = 0; j < 8; ++j) DotPortable(s, w[j], a.qs + 4 * j);
+            isum[r] = DotFinish(s);
+          }
+        } else if constexpr (Layout::kCodeBook) {
+          // Values up to 241 would saturate vpmaddubsw's int16 pairs: the
+          // full-byte path, as Q8_0.
+          const VU8 book = hn::LoadDup128(du8, kIQ4Unsigned);
+          VU8 lo[4], hi[4];  // values of codes 4j..4j+3 and 16+4j..16+4j+3 of each row
+          for (size_t j = 0; j < 4; ++j) {
+            const VU8 packed = LoadAndPrefetch(chunk + 64 * j + v * l8, kPrefetchAhead);
+            lo[j] = hn::TableLookupBytes(book, LowNibbles(packed));
+            hi[j] = hn::TableLookupBytes(book, HighNibbles(packed));
+          }
+          for (size_t r = 0; r < kM; ++r) {
+            const LhsQ8_0& a = lhs[r * io.nb + b];
+            DotAcc s = DotStart(hn::Set(di32, a.offset_sum));
+            for (size_t j = 0; j < 4; ++j) {
+              DotPortable(s, lo[j], a.qs + 4 * j);
+              DotPortable(s, hi[j], a.qs + 16 + 4 * j);
+            }
             isum[r] = DotFinish(s);
           }
         } else {
@@ -165,6 +197,7 @@ ENGINE_HWY_TARGET_RUN(RunQ4_1, RunLegacy<Legacy::kQ4_1>)
 ENGINE_HWY_TARGET_RUN(RunQ5_0, RunLegacy<Legacy::kQ5_0>)
 ENGINE_HWY_TARGET_RUN(RunQ5_1, RunLegacy<Legacy::kQ5_1>)
 ENGINE_HWY_TARGET_RUN(RunQ8_0, RunLegacy<Legacy::kQ8_0>)
+ENGINE_HWY_TARGET_RUN(RunIQ4_NL, RunLegacy<Legacy::kIQ4_NL>)
 
 }  // namespace kernels::hwy_tier::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
@@ -178,6 +211,7 @@ ENGINE_HWY_RUN(RunQ4_1, run_q4_1)
 ENGINE_HWY_RUN(RunQ5_0, run_q5_0)
 ENGINE_HWY_RUN(RunQ5_1, run_q5_1)
 ENGINE_HWY_RUN(RunQ8_0, run_q8_0)
+ENGINE_HWY_RUN(RunIQ4_NL, run_iq4_nl)
 
 // The fifth bits of a Q5 block (bit j of the little-endian qh word = code j),
 // rearranged so that byte t holds codes 4j+t at bit j and 16+4j+t at bit 4+j:
@@ -243,6 +277,8 @@ constinit const MatmulKernel kMatmulQ5_1 =
     kernel<ref::BlockQ5_1, Legacy::kQ5_1>("matmul_f32_q8_1_q5_1_4x16_hwy", gguf::GgmlType::Q5_1, run_q5_1);
 constinit const MatmulKernel kMatmulQ8_0 =
     kernel<ref::BlockQ8_0, Legacy::kQ8_0>("matmul_f32_q8_0_q8_0_4x16_hwy", gguf::GgmlType::Q8_0, run_q8_0);
+constinit const MatmulKernel kMatmulIQ4_NL =
+    kernel<ref::BlockIQ4_NL, Legacy::kIQ4_NL>("matmul_f32_q8_0_iq4_nl_4x16_hwy", gguf::GgmlType::IQ4_NL, run_iq4_nl);
 
 }  // namespace kernels::hwy_tier
 #endif  // HWY_ONCE

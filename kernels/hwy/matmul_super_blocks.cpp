@@ -2,6 +2,7 @@
 // target.
 //
 //   matmul_f32_q8_k_q4_k_4x16_hwy   matmul_f32_q8_k_q5_k_4x16_hwy   matmul_f32_q8_k_q6_k_4x16_hwy
+//   matmul_f32_q8_k_iq4_xs_4x16_hwy
 //
 // Contract (kernels/matmul.h): m_step 1, n_step 16 (kRows). pack_rhs
 // interleaves 16 weight rows per group, one chunk per super-block of 256
@@ -18,6 +19,9 @@
 //   Q6_K: sum = sum_s sc_s * (codes . a - 32 * (sum of a)) over 16 sub-blocks
 //         of 16, codes 0..63 rebuilt from 4 + 2 bits (the -32 * sum from
 //         the activations' offset16)
+//   IQ4_XS: sum = sum_s (ls_s - 32) * (values . a - 128 * (sum of a)) over 8
+//         sub-blocks of 32, values the code book's + 128 (kIQ4Unsigned, layout.h) looked
+//         up from the nibbles with a byte shuffle, full bytes (the portable dot)
 // Each sub-block's dot product and mins are exact int32; the scales sc_s are
 // applied in float, one fused multiply-add per sub-block (a convert and an FMA
 // where vpmulld and an add took three uops), then the reference's terms
@@ -67,6 +71,11 @@ static_assert(OffsetChunk<false>::kBytes == kQ4_KChunk && OffsetChunk<true>::kBy
 namespace q6_k {
 inline constexpr size_t kQh = 2048, kScales = 3072, kD = 3328;
 }  // namespace q6_k
+// IQ4_XS 2208 B: qs [s 8][j 4][r 16][4] (bytes 16s+4j.. of each row's qs),
+// scales [s 8][r 16] as int8 ls - 32, d [r] f16 (+32 B, 1.5%).
+namespace iq4_xs {
+inline constexpr size_t kScales = 2048, kD = 2176, kBytes = 2208;
+}  // namespace iq4_xs
 }  // namespace kernels::hwy_tier
 #endif
 
@@ -305,6 +314,54 @@ struct Q6Family {
   }
 };
 
+// IQ4_XS weights: see RunGroups.
+struct IQ4XSFamily {
+  using Lhs = LhsQ8K;
+  static constexpr size_t kChunk = iq4_xs::kBytes;
+  static constexpr size_t kTileM = kOffsetTileM;
+
+  template <size_t kM>
+  static HWY_INLINE void Tile(const LhsQ8K* lhs, const uint8_t* group, const TileIO& io) {
+    const DU8 du8;
+    const DI32 di32;
+    const DF df;
+    const size_t l8 = hn::Lanes(du8), l32 = hn::Lanes(di32);
+    const VU8 book = hn::LoadDup128(du8, kIQ4Unsigned);
+    for (size_t v = 0; v * l32 < io.n_valid; ++v) {
+      VF acc[kM];
+      for (size_t r = 0; r < kM; ++r) acc[r] = LoadAccumulator(io, r, v);
+      for (size_t b = io.b0; b < io.b1; ++b) {
+        const uint8_t* chunk = group + b * kChunk;
+        PrefetchAhead(chunk + iq4_xs::kScales, kPrefetchAhead);
+        VF sum[kM];  // sum over the sub-blocks s of (ls_s - 32) x (values . a), in float
+        for (size_t r = 0; r < kM; ++r) sum[r] = hn::Zero(df);
+        for (size_t s = 0; s < 8; ++s) {
+          DotAcc dot[kM];
+          for (size_t r = 0; r < kM; ++r) {
+            const LhsQ8K& a = lhs[r * io.nb + b];
+            dot[r] = DotStart(hn::Set(di32, -128 * (128 * a.pair_hi[s] + a.pair_lo[s])));
+          }
+          for (size_t j = 0; j < 4; ++j) {
+            const VU8 packed = LoadAndPrefetch(chunk + (4 * s + j) * 64 + v * l8, kPrefetchAhead);
+            const VU8 lo = hn::TableLookupBytes(book, LowNibbles(packed));
+            const VU8 hi = hn::TableLookupBytes(book, HighNibbles(packed));
+            for (size_t r = 0; r < kM; ++r) {
+              const int8_t* a = lhs[r * io.nb + b].qs + 32 * s + 4 * j;
+              DotPortable(dot[r], lo, a);
+              DotPortable(dot[r], hi, a + 16);
+            }
+          }
+          const VF sc = hn::ConvertTo(df, LoadScalesI8(chunk + iq4_xs::kScales + s * kRows + v * l32));
+          for (size_t r = 0; r < kM; ++r) sum[r] = hn::MulAdd(hn::ConvertTo(df, DotFinish(dot[r])), sc, sum[r]);
+        }
+        const VF dw = LoadHalfScales(chunk + iq4_xs::kD + 2 * v * l32);
+        for (size_t r = 0; r < kM; ++r) acc[r] = hn::MulAdd(hn::Mul(dw, hn::Set(df, lhs[r * io.nb + b].d)), sum[r], acc[r]);
+      }
+      for (size_t r = 0; r < kM; ++r) StoreAccumulator(io, r, v, acc[r]);
+    }
+  }
+};
+
 template <class Family>
 HWY_INLINE void RunSuperBlocks(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst,
                                size_t dst_stride) {
@@ -315,6 +372,7 @@ HWY_INLINE void RunSuperBlocks(size_t m, size_t n, size_t k, const void* lhs, co
 ENGINE_HWY_TARGET_RUN(RunQ4K, RunSuperBlocks<OffsetFamily<false>>)
 ENGINE_HWY_TARGET_RUN(RunQ5K, RunSuperBlocks<OffsetFamily<true>>)
 ENGINE_HWY_TARGET_RUN(RunQ6K, RunSuperBlocks<Q6Family>)
+ENGINE_HWY_TARGET_RUN(RunIQ4XS, RunSuperBlocks<IQ4XSFamily>)
 
 }  // namespace kernels::hwy_tier::HWY_NAMESPACE
 HWY_AFTER_NAMESPACE();
@@ -326,6 +384,7 @@ namespace {
 ENGINE_HWY_RUN(RunQ4K, run_q4_k)
 ENGINE_HWY_RUN(RunQ5K, run_q5_k)
 ENGINE_HWY_RUN(RunQ6K, run_q6_k)
+ENGINE_HWY_RUN(RunIQ4XS, run_iq4_xs)
 
 // Scalar repacking, once at load (the layout is the same for every target).
 // Q4_K / Q5_K: nibbles and fifth bits 4 bytes per row at a time, the 6-bit
@@ -385,6 +444,26 @@ void pack_rhs_q6_k(size_t n, size_t k, const void* rhs, void* rhs_packed) {
   }
 }
 
+void pack_rhs_iq4_xs(size_t n, size_t k, const void* rhs, void* rhs_packed) {
+  using namespace iq4_xs;
+  const size_t nb = k / ref::QK_K;
+  const auto* rows = static_cast<const ref::BlockIQ4_XS*>(rhs);
+  auto* out = static_cast<uint8_t*>(rhs_packed);
+  for (size_t g = 0; g < groups(n); ++g) {
+    for (size_t b = 0; b < nb; ++b, out += kBytes) {
+      std::memset(out, 0, kBytes);
+      for (size_t r = 0; r < kRows && g * kRows + r < n; ++r) {
+        const ref::BlockIQ4_XS& blk = rows[(g * kRows + r) * nb + b];
+        for (size_t s = 0; s < 8; ++s) {
+          for (size_t j = 0; j < 4; ++j) std::memcpy(out + (4 * s + j) * 64 + 4 * r, blk.qs + 16 * s + 4 * j, 4);
+          out[kScales + s * kRows + r] = static_cast<uint8_t>(static_cast<int>(ref::iq4_xs_scale(blk, s)) - 32);
+        }
+        std::memcpy(out + kD + 2 * r, &blk.d, 2);
+      }
+    }
+  }
+}
+
 template <size_t kChunk>
 constexpr MatmulKernel kernel(const char* name, gguf::GgmlType type, PackRhsFn pack_rhs, RunFn run) {
   return group_kernel<ref::QK_K, kChunk, sizeof(LhsQ8K)>(name, type, gguf::GgmlType::Q8_K, pack_rhs, pack_lhs_q8_k, run);
@@ -398,6 +477,8 @@ constinit const MatmulKernel kMatmulQ5_K = kernel<kQ5_KChunk>("matmul_f32_q8_k_q
                                                               pack_rhs_offset<ref::BlockQ5_K, true>, run_q5_k);
 constinit const MatmulKernel kMatmulQ6_K =
     kernel<kQ6_KChunk>("matmul_f32_q8_k_q6_k_4x16_hwy", gguf::GgmlType::Q6_K, pack_rhs_q6_k, run_q6_k);
+constinit const MatmulKernel kMatmulIQ4_XS =
+    kernel<iq4_xs::kBytes>("matmul_f32_q8_k_iq4_xs_4x16_hwy", gguf::GgmlType::IQ4_XS, pack_rhs_iq4_xs, run_iq4_xs);
 
 }  // namespace kernels::hwy_tier
 #endif  // HWY_ONCE

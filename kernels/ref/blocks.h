@@ -107,6 +107,60 @@ struct BlockQ8_K {
   int16_t bsums[QK_K / 16];
 };
 
+// 16 sub-blocks of 16: x = d * (scales[j] & 0xF) * q - dmin * (scales[j] >> 4),
+// q in 0..3. Two chunks of 128 elements; element 128c + 32s + l (s, the
+// quarter, 0..3; l < 32) is bits 2s..2s+1 of qs[32c + l].
+struct BlockQ2_K {
+  uint8_t scales[QK_K / 16];
+  uint8_t qs[QK_K / 4];
+  uint16_t d;
+  uint16_t dmin;
+};
+
+// 16 sub-blocks of 16: x = d * (sc[j] - 32) * (q - 4), q in 0..7, sc 6-bit
+// (q3_k_scale below). The low two bits of q are laid out as in Q2_K; bit 2 of
+// element e is bit e / 32 of hmask[e % 32].
+struct BlockQ3_K {
+  uint8_t hmask[QK_K / 8];
+  uint8_t qs[QK_K / 4];
+  uint8_t scales[12];
+  uint16_t d;
+};
+
+// The non-linear 4-bit code book of IQ4_NL and IQ4_XS (ggml's kvalues_iq4nl):
+// a code q stands for d * kIQ4Values[q].
+inline constexpr int8_t kIQ4Values[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
+                                          1,    13,   25,  38,  53,  69,  89,  113};
+
+// x = d * kIQ4Values[q]; nibbles as in Q4_0.
+struct BlockIQ4_NL {
+  uint16_t d;
+  uint8_t qs[QK / 2];
+};
+
+// 8 sub-blocks of 32: x = d * (ls[j] - 32) * kIQ4Values[q], ls 6-bit
+// (iq4_xs_scale below); sub-block j's nibbles are qs[16j .. 16j + 15] as in Q4_0.
+struct BlockIQ4_XS {
+  uint16_t d;
+  uint16_t scales_h;
+  uint8_t scales_l[QK_K / 64];
+  uint8_t qs[QK_K / 2];
+};
+
+// The 6-bit scale (0..63, stored with +32) of sub-block j (0..15) of a Q3_K
+// block: the low nibble is in scales[j] (j < 8) or the high nibble of
+// scales[j - 8]; bits 4-5 are bits 2(j/4)..2(j/4)+1 of scales[8 + j % 4].
+inline uint8_t q3_k_scale(const uint8_t* scales, size_t j) {
+  const uint8_t low = j < 8 ? scales[j] & 0xF : scales[j - 8] >> 4;
+  return static_cast<uint8_t>(low | (((scales[8 + j % 4] >> (2 * (j / 4))) & 3) << 4));
+}
+
+// The 6-bit scale (0..63, stored with +32) of sub-block j (0..7) of an IQ4_XS
+// block: the low nibble in scales_l[j / 2], bits 4-5 at bit 2j of scales_h.
+inline uint8_t iq4_xs_scale(const BlockIQ4_XS& b, size_t j) {
+  return static_cast<uint8_t>(((b.scales_l[j / 2] >> (4 * (j % 2))) & 0xF) | (((b.scales_h >> (2 * j)) & 3) << 4));
+}
+
 // The 6-bit scale sc and min m of sub-block j (0..7) of a Q4_K / Q5_K block.
 // Bytes 0-3 hold sc[0..3] in their low 6 bits, bytes 4-7 m[0..3]; the two top
 // bits of bytes 0-3 and 4-7 are bits 4-5 of sc[4..7] and m[4..7], whose low 4
@@ -140,5 +194,9 @@ static_assert(sizeof(BlockQ4_K) == 144);
 static_assert(sizeof(BlockQ5_K) == 176);
 static_assert(sizeof(BlockQ6_K) == 210);
 static_assert(sizeof(BlockQ8_K) == 292);
+static_assert(sizeof(BlockQ2_K) == 84);
+static_assert(sizeof(BlockQ3_K) == 110);
+static_assert(sizeof(BlockIQ4_NL) == 18);
+static_assert(sizeof(BlockIQ4_XS) == 136);
 
 }  // namespace kernels::ref

@@ -70,7 +70,7 @@ struct RefMatmul {
 };
 
 
-constexpr std::array<MatmulKernel, 11> kKernels = {
+constexpr std::array<MatmulKernel, 15> kKernels = {
     RefMatmul<GgmlType::F32, GgmlType::F32, quantize_row_f32, vec_dot_f32_f32>::kernel("matmul_f32_f32_f32_1x1_ref"),
     RefMatmul<GgmlType::F16, GgmlType::F32, quantize_row_f32, vec_dot_f16_f32>::kernel("matmul_f32_f32_f16_1x1_ref"),
     RefMatmul<GgmlType::BF16, GgmlType::F32, quantize_row_f32, vec_dot_bf16_f32>::kernel(
@@ -91,6 +91,14 @@ constexpr std::array<MatmulKernel, 11> kKernels = {
         "matmul_f32_q8_k_q5_k_1x1_ref"),
     RefMatmul<GgmlType::Q6_K, GgmlType::Q8_K, quantize_row_q8_k, vec_dot_q6_k_q8_k>::kernel(
         "matmul_f32_q8_k_q6_k_1x1_ref"),
+    RefMatmul<GgmlType::Q2_K, GgmlType::Q8_K, quantize_row_q8_k, vec_dot_q2_k_q8_k>::kernel(
+        "matmul_f32_q8_k_q2_k_1x1_ref"),
+    RefMatmul<GgmlType::Q3_K, GgmlType::Q8_K, quantize_row_q8_k, vec_dot_q3_k_q8_k>::kernel(
+        "matmul_f32_q8_k_q3_k_1x1_ref"),
+    RefMatmul<GgmlType::IQ4_NL, GgmlType::Q8_0, quantize_row_q8_0, vec_dot_iq4_nl_q8_0>::kernel(
+        "matmul_f32_q8_0_iq4_nl_1x1_ref"),
+    RefMatmul<GgmlType::IQ4_XS, GgmlType::Q8_K, quantize_row_q8_k, vec_dot_iq4_xs_q8_k>::kernel(
+        "matmul_f32_q8_k_iq4_xs_1x1_ref"),
 };
 
 }  // namespace

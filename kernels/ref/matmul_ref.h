@@ -16,8 +16,8 @@
 
 namespace kernels::ref {
 
-// F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q4_K, Q5_K and Q6_K, in that
-// order; named matmul_f32_<lhs>_<rhs>_1x1_ref, e.g. matmul_f32_q8_k_q6_k_1x1_ref.
+// F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q4_K, Q5_K, Q6_K, Q2_K, Q3_K,
+// IQ4_NL and IQ4_XS, in that order; named matmul_f32_<lhs>_<rhs>_1x1_ref, e.g. matmul_f32_q8_k_q6_k_1x1_ref.
 std::span<const MatmulKernel> ref_matmul_kernels();
 
 // The ref kernel for a weight type, nullptr when the engine does not compute it.

@@ -64,4 +64,22 @@ float vec_dot_q4_k_q8_k(size_t k, const void* w, const void* a);
 float vec_dot_q5_k_q8_k(size_t k, const void* w, const void* a);
 float vec_dot_q6_k_q8_k(size_t k, const void* w, const void* a);
 
+// K super-blocks of 256 with 16-element sub-blocks (quants_k_low.cpp).
+void quantize_row_q2_k(const float* x, void* dst, size_t k);
+void quantize_row_q3_k(const float* x, void* dst, size_t k);
+void dequantize_row_q2_k(const void* src, float* y, size_t k);
+void dequantize_row_q3_k(const void* src, float* y, size_t k);
+float vec_dot_q2_k_q8_k(size_t k, const void* w, const void* a);
+float vec_dot_q3_k_q8_k(size_t k, const void* w, const void* a);
+
+// Non-linear 4-bit codes (quants_iq.cpp). quantize_row_* is bit-exact with
+// llama-quantize without an imatrix (ggml's quantize_iq4_nl / quantize_iq4_xs,
+// not their *_ref twins: see quants_iq.cpp).
+void quantize_row_iq4_nl(const float* x, void* dst, size_t k);
+void quantize_row_iq4_xs(const float* x, void* dst, size_t k);
+void dequantize_row_iq4_nl(const void* src, float* y, size_t k);
+void dequantize_row_iq4_xs(const void* src, float* y, size_t k);
+float vec_dot_iq4_nl_q8_0(size_t k, const void* w, const void* a);
+float vec_dot_iq4_xs_q8_k(size_t k, const void* w, const void* a);
+
 }  // namespace kernels::ref

@@ -24,16 +24,8 @@
 
 #include "kernels/ref/blocks.h"
 #include "kernels/ref/fp16.h"
+#include "kernels/ref/quant_fit.h"
 #include "kernels/ref/quants.h"
-
-// No FMA contraction (see quants_legacy.cpp): with it, an aarch64 GCC build
-// wrote 665 of the 11008 Q4_K blocks of llama-d256-Q4_K_M differently from
-// llama.cpp (ref_bitexact_test).
-#if defined(__clang__)
-#pragma STDC FP_CONTRACT OFF
-#elif defined(__GNUC__)
-#pragma GCC optimize("fp-contract=off")
-#endif
 
 namespace kernels::ref {
 namespace {
@@ -42,34 +34,15 @@ constexpr size_t kSub = 32;      // Q4_K / Q5_K sub-block
 constexpr size_t kSub6 = 16;     // Q6_K sub-block
 constexpr size_t kChunk = 64;    // Q4_K / Q5_K: two sub-blocks share the qs bytes
 constexpr size_t kChunk6 = 128;  // Q6_K: four sub-block pairs share ql/qh bytes
-// Below this a group counts as all zeros (ggml's GROUP_MAX_EPS).
-constexpr float kGroupMaxEps = 1e-15f;
 
-// Round to nearest, ties to even, for |v| < 2^22 (ggml's nearest_int; finite
-// rows stay far inside that range, and outside it the result is garbage but
-// defined, as in ggml, and clamped by every caller). Adding 1.5 * 2^23 moves v
-// into the binade where floats are spaced 1 apart, so the addition itself
-// rounds (in the default mode, to even); the integer is then read from the
-// mantissa. Unlike std::lrint this is never a libm call, which matters: the
-// Q4_K search calls it ~6000 times per super-block.
-int nearest_int(float v) {
-  const float shifted = v + 12582912.0f;
-  uint32_t bits;
-  std::memcpy(&bits, &shifted, sizeof bits);
-  return static_cast<int>(bits & 0x007fffffu) - 0x00400000;
-}
-
-int clamp(int v, int lo, int hi) { return std::max(lo, std::min(hi, v)); }
+using detail::clamp;
+using detail::FitError;
+using detail::kGroupMaxEps;
+using detail::nearest_int;
+using detail::StepGrid;
 
 // ---------------------------------------------------------------- Q4_K, Q5_K
 
-// The candidate step sizes tried by the asymmetric fit: nmax + rmin + rdelta*i
-// steps across the sub-block's range, for i = 0..steps.
-struct StepGrid {
-  float rmin;
-  float rdelta;
-  int steps;
-};
 constexpr StepGrid kQ4KGrid{-1.0f, 0.1f, 20};
 constexpr StepGrid kQ5KGrid{-0.5f, 0.1f, 15};
 
@@ -82,31 +55,29 @@ void fit_weights(const float* x, float* weights) {
   for (size_t i = 0; i < kSub; ++i) weights[i] = rms + std::fabs(x[i]);
 }
 
-void assign_offset_codes(const float* x, float iscale, float min, int nmax, uint8_t* codes) {
-  for (size_t i = 0; i < kSub; ++i) codes[i] = static_cast<uint8_t>(clamp(nearest_int(iscale * (x[i] - min)), 0, nmax));
+void assign_offset_codes(const float* x, size_t n, float iscale, float min, int nmax, uint8_t* codes) {
+  for (size_t i = 0; i < n; ++i) codes[i] = static_cast<uint8_t>(clamp(nearest_int(iscale * (x[i] - min)), 0, nmax));
 }
 
-float weighted_squared_error(const float* x, const float* weights, const uint8_t* codes, float scale, float min) {
+float weighted_error(const float* x, const float* weights, size_t n, const uint8_t* codes, float scale, float min,
+                     FitError kind) {
   float error = 0;
-  for (size_t i = 0; i < kSub; ++i) {
+  for (size_t i = 0; i < n; ++i) {
     const float diff = scale * codes[i] + min - x[i];
-    error += weights[i] * (diff * diff);
+    error += weights[i] * (kind == FitError::squared ? diff * diff : std::fabs(diff));
   }
   return error;
 }
 
-// Fits x ~ scale * code + min (min <= 0, codes 0..nmax) for one 32-element
-// sub-block (ggml's make_qkx2_quants, squared error). Returns the scale and
-// stores -min in `negated_min`. Each candidate step size gets the closed-form
-// weighted least-squares scale and min for its codes; the best one wins, and a
-// win also moves the origin used by the following candidates, as in ggml.
-float fit_offset_codes(const float* x, const float* weights, int nmax, StepGrid grid, uint8_t* codes,
-                       float& negated_min) {
+}  // namespace
+
+float detail::fit_offset_codes(const float* x, const float* weights, size_t n, int nmax, StepGrid grid,
+                               FitError error_kind, uint8_t* codes, float& negated_min) {
   float min = x[0];
   float max = x[0];
   float sum_w = weights[0];
   float sum_x = sum_w * x[0];
-  for (size_t i = 1; i < kSub; ++i) {
+  for (size_t i = 1; i < n; ++i) {
     if (x[i] < min) min = x[i];
     if (x[i] > max) max = x[i];
     sum_w += weights[i];
@@ -114,21 +85,21 @@ float fit_offset_codes(const float* x, const float* weights, int nmax, StepGrid 
   }
   if (min > 0) min = 0;
   if (max == min) {
-    std::fill(codes, codes + kSub, uint8_t{0});
+    std::fill(codes, codes + n, uint8_t{0});
     negated_min = -min;
     return 0.0f;
   }
   const float first_iscale = static_cast<float>(nmax) / (max - min);
   float scale = 1 / first_iscale;
-  assign_offset_codes(x, first_iscale, min, nmax, codes);
-  float best_error = weighted_squared_error(x, weights, codes, scale, min);
+  assign_offset_codes(x, n, first_iscale, min, nmax, codes);
+  float best_error = weighted_error(x, weights, n, codes, scale, min, error_kind);
 
   uint8_t trial[kSub];
   for (int step = 0; step <= grid.steps; ++step) {
     const float iscale = (grid.rmin + grid.rdelta * static_cast<float>(step) + static_cast<float>(nmax)) / (max - min);
-    assign_offset_codes(x, iscale, min, nmax, trial);
+    assign_offset_codes(x, n, iscale, min, nmax, trial);
     float sum_l = 0, sum_l2 = 0, sum_xl = 0;
-    for (size_t i = 0; i < kSub; ++i) {
+    for (size_t i = 0; i < n; ++i) {
       const float wl = weights[i] * static_cast<float>(trial[i]);
       sum_l += wl;
       sum_l2 += wl * static_cast<float>(trial[i]);
@@ -142,9 +113,9 @@ float fit_offset_codes(const float* x, const float* weights, int nmax, StepGrid 
       trial_min = 0;
       trial_scale = sum_xl / sum_l2;
     }
-    const float error = weighted_squared_error(x, weights, trial, trial_scale, trial_min);
+    const float error = weighted_error(x, weights, n, trial, trial_scale, trial_min, error_kind);
     if (error < best_error) {
-      std::copy(trial, trial + kSub, codes);
+      std::copy(trial, trial + n, codes);
       best_error = error;
       scale = trial_scale;
       min = trial_min;
@@ -153,6 +124,8 @@ float fit_offset_codes(const float* x, const float* weights, int nmax, StepGrid 
   negated_min = -min;
   return scale;
 }
+
+namespace {
 
 // 6-bit code of a sub-block scale or min relative to the block's largest.
 // The cast to uint8_t before the clamp is ggml's (it matters only for a
@@ -180,7 +153,8 @@ void quantize_offset_super_block(const float* x, int nmax, StepGrid grid, uint8_
   for (size_t j = 0; j < kKSubBlocks; ++j) {
     float weights[kSub];
     fit_weights(x + kSub * j, weights);
-    scales[j] = fit_offset_codes(x + kSub * j, weights, nmax, grid, codes + kSub * j, mins[j]);
+    scales[j] = detail::fit_offset_codes(x + kSub * j, weights, kSub, nmax, grid, FitError::squared, codes + kSub * j,
+                                         mins[j]);
     if (scales[j] > max_scale) max_scale = scales[j];
     if (mins[j] > max_min) max_min = mins[j];
   }

@@ -27,7 +27,8 @@ struct TypeOps {
 };
 
 // Types the engine computes: F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q4_K,
-// Q5_K, Q6_K, and the activation formats Q8_1 and Q8_K. nullptr otherwise.
+// Q5_K, Q6_K, Q2_K, Q3_K, IQ4_NL, IQ4_XS, and the activation formats Q8_1 and
+// Q8_K. nullptr otherwise.
 const TypeOps* type_ops(gguf::GgmlType type);
 
 }  // namespace kernels::ref

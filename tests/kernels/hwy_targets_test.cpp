@@ -49,7 +49,7 @@ bool is_float(GgmlType t) { return t == GgmlType::F32 || t == GgmlType::F16 || t
 // The offset of the packed weight codes (unsigned), paid back through the
 // activations' offset_sum (layout.h).
 int32_t code_offset(GgmlType t) {
-  return t == GgmlType::Q4_0 ? 8 : t == GgmlType::Q5_0 ? 16 : t == GgmlType::Q8_0 ? 128 : 0;
+  return t == GgmlType::Q4_0 ? 8 : t == GgmlType::Q5_0 ? 16 : t == GgmlType::Q8_0 || t == GgmlType::IQ4_NL ? 128 : 0;
 }
 
 struct Problem {

@@ -28,7 +28,8 @@ using ref_test::quantize;
 
 constexpr GgmlType kWeightTypes[] = {GgmlType::F32,  GgmlType::F16,  GgmlType::BF16, GgmlType::Q4_0,
                                      GgmlType::Q4_1, GgmlType::Q5_0, GgmlType::Q5_1, GgmlType::Q8_0,
-                                     GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K};
+                                     GgmlType::Q4_K, GgmlType::Q5_K, GgmlType::Q6_K, GgmlType::Q2_K,
+                                     GgmlType::Q3_K, GgmlType::IQ4_NL, GgmlType::IQ4_XS};
 
 std::string name(GgmlType t) { return std::string(gguf::type_name(t)); }
 
@@ -134,6 +135,17 @@ std::vector<uint8_t> random_weight_row(GgmlType type, size_t k, std::mt19937& rn
         break;
       case GgmlType::Q6_K:
         set_half(block + offsetof(BlockQ6_K, d), d);
+        break;
+      case GgmlType::Q2_K:
+        set_half(block + offsetof(BlockQ2_K, d), d);
+        set_half(block + offsetof(BlockQ2_K, dmin), dmin);
+        break;
+      case GgmlType::Q3_K:
+        set_half(block + offsetof(BlockQ3_K, d), d);
+        break;
+      case GgmlType::IQ4_NL:
+      case GgmlType::IQ4_XS:
+        set_half(block, d);
         break;
       default:
         ADD_FAILURE() << name(type);

@@ -70,6 +70,10 @@ TEST(RefMatmul, OneKernelPerComputedType) {
       {GgmlType::Q4_K, GgmlType::Q8_K, "matmul_f32_q8_k_q4_k_1x1_ref"},
       {GgmlType::Q5_K, GgmlType::Q8_K, "matmul_f32_q8_k_q5_k_1x1_ref"},
       {GgmlType::Q6_K, GgmlType::Q8_K, "matmul_f32_q8_k_q6_k_1x1_ref"},
+      {GgmlType::Q2_K, GgmlType::Q8_K, "matmul_f32_q8_k_q2_k_1x1_ref"},
+      {GgmlType::Q3_K, GgmlType::Q8_K, "matmul_f32_q8_k_q3_k_1x1_ref"},
+      {GgmlType::IQ4_NL, GgmlType::Q8_0, "matmul_f32_q8_0_iq4_nl_1x1_ref"},
+      {GgmlType::IQ4_XS, GgmlType::Q8_K, "matmul_f32_q8_k_iq4_xs_1x1_ref"},
   };
   ASSERT_EQ(kernels::ref::ref_matmul_kernels().size(), std::size(expected));
   for (size_t i = 0; i < std::size(expected); ++i) {
@@ -91,7 +95,7 @@ TEST(RefMatmul, OneKernelPerComputedType) {
     EXPECT_EQ(k.lhs_packed_size(5, 512), *gguf::row_bytes(k.lhs_type, 512) * 5);
     EXPECT_EQ(k.lhs_packed_offset(2, 512), *gguf::row_bytes(k.lhs_type, 512) * 2);
   }
-  for (GgmlType t : {GgmlType::Q8_1, GgmlType::Q8_K, GgmlType::Q2_K, GgmlType::I32}) {
+  for (GgmlType t : {GgmlType::Q8_1, GgmlType::Q8_K, GgmlType::IQ2_XS, GgmlType::I32}) {
     EXPECT_EQ(kernels::ref::ref_matmul_kernel(t), nullptr) << gguf::type_name(t);
   }
 }

@@ -51,6 +51,10 @@ TEST(RefTypeOps, TableCoversTheComputedTypesWithMatchingLayouts) {
       {GgmlType::Q4_K, GgmlType::Q8_K, QK_K, sizeof(kernels::ref::BlockQ4_K), true},
       {GgmlType::Q5_K, GgmlType::Q8_K, QK_K, sizeof(kernels::ref::BlockQ5_K), true},
       {GgmlType::Q6_K, GgmlType::Q8_K, QK_K, sizeof(kernels::ref::BlockQ6_K), true},
+      {GgmlType::Q2_K, GgmlType::Q8_K, QK_K, sizeof(kernels::ref::BlockQ2_K), true},
+      {GgmlType::Q3_K, GgmlType::Q8_K, QK_K, sizeof(kernels::ref::BlockQ3_K), true},
+      {GgmlType::IQ4_NL, GgmlType::Q8_0, QK, sizeof(kernels::ref::BlockIQ4_NL), true},
+      {GgmlType::IQ4_XS, GgmlType::Q8_K, QK_K, sizeof(kernels::ref::BlockIQ4_XS), true},
       {GgmlType::Q8_K, GgmlType::Q8_K, QK_K, sizeof(kernels::ref::BlockQ8_K), false},
   };
   for (const Expect& e : expected) {
@@ -64,7 +68,7 @@ TEST(RefTypeOps, TableCoversTheComputedTypesWithMatchingLayouts) {
     EXPECT_EQ(gguf::traits(e.type).block_size, e.block_size) << name(e.type);
     EXPECT_EQ(gguf::traits(e.type).block_bytes, e.block_bytes) << name(e.type);
   }
-  for (GgmlType t : {GgmlType::Q2_K, GgmlType::Q3_K, GgmlType::IQ4_NL, GgmlType::I8, GgmlType::F64}) {
+  for (GgmlType t : {GgmlType::IQ2_XS, GgmlType::IQ3_S, GgmlType::IQ4_NL_4_4, GgmlType::I8, GgmlType::F64}) {
     EXPECT_EQ(kernels::ref::type_ops(t), nullptr) << name(t);
   }
 }

@@ -70,6 +70,12 @@ inline std::vector<double> offset_magnitudes(gguf::GgmlType type, const uint8_t*
         for (size_t i = 0; i < 32; ++i) out[b * QK_K + 32 * j + i] = double{fp16_to_fp32(dmin)} * m;
       }
     }
+  } else if (type == gguf::GgmlType::Q2_K) {
+    const auto* blocks = reinterpret_cast<const BlockQ2_K*>(row);
+    for (size_t e = 0; e < k; ++e) {
+      const BlockQ2_K& b = blocks[e / QK_K];
+      out[e] = double{fp16_to_fp32(b.dmin)} * (b.scales[e % QK_K / 16] >> 4);
+    }
   }
   return out;
 }

@@ -171,7 +171,11 @@ Operands exact_operands(GgmlType type, size_t m, size_t n, size_t k, uint32_t se
       case GgmlType::Q5_1:
       case GgmlType::Q4_K:
       case GgmlType::Q5_K:
-      case GgmlType::Q6_K: {
+      case GgmlType::Q6_K:
+      case GgmlType::Q2_K:
+      case GgmlType::Q3_K:
+      case GgmlType::IQ4_NL:
+      case GgmlType::IQ4_XS: {
         const size_t bytes = gguf::traits(type).block_bytes;
         for (size_t i = 0; i < bytes; ++i) w[i] = byte();
         if (type == GgmlType::Q4_0 || type == GgmlType::Q5_0) put16(w, pow2);
@@ -183,6 +187,12 @@ Operands exact_operands(GgmlType type, size_t m, size_t n, size_t k, uint32_t se
           put16(w, pow2);
           put16(w + 2, pow2b);
         }
+        if (type == GgmlType::Q2_K) {
+          put16(w + offsetof(BlockQ2_K, d), pow2);
+          put16(w + offsetof(BlockQ2_K, dmin), pow2b);
+        }
+        if (type == GgmlType::Q3_K) put16(w + offsetof(BlockQ3_K, d), pow2);
+        if (type == GgmlType::IQ4_NL || type == GgmlType::IQ4_XS) put16(w, pow2);
         if (type == GgmlType::Q6_K) {
           auto* blk = reinterpret_cast<BlockQ6_K*>(w);
           blk->d = pow2;

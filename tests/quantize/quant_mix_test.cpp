@@ -208,8 +208,65 @@ TEST(QuantMix, TargetsAreFoundByNameAndRecordLlamaCppFileTypes) {
   EXPECT_EQ(tools::find_target("F16")->file_type, 1u);
   EXPECT_EQ(tools::find_target("BF16")->file_type, 32u);
   EXPECT_EQ(tools::find_target("Q6_K")->file_type, 18u);
-  EXPECT_EQ(tools::find_target("Q3_K_M"), nullptr);
+  EXPECT_EQ(tools::find_target("Q3_K_XL"), nullptr);
   EXPECT_EQ(tools::find_target(""), nullptr);
+}
+
+}  // namespace
+
+namespace {
+
+// The low-bit mixes on an 8-layer llama (n_gqa 1, then 4), rule by rule from
+// llama.cpp's llama_tensor_get_type_impl (quant_mix.h lists them).
+TEST(QuantMix, LowBitMixesFollowLlamaCppPerTensor) {
+  using T = GgmlType;
+  const auto t = model(8, 512, 1536, 512, false);
+  struct Case {
+    const char* target;
+    int n_head_kv;
+    T base, attn_v_first2, attn_v_rest, attn_output, ffn_down_first, ffn_down_rest;
+  };
+  // ffn_down_first: layer 0 (n/16 = 0 layers for Q3_K_M's Q5_K; n/8 = 1 for IQ4).
+  const Case cases[] = {
+      {"Q2_K", 8, T::Q2_K, T::Q3_K, T::Q3_K, T::Q3_K, T::Q3_K, T::Q3_K},
+      {"Q2_K", 2, T::Q2_K, T::Q4_K, T::Q4_K, T::Q3_K, T::Q3_K, T::Q3_K},
+      {"Q3_K_S", 8, T::Q3_K, T::Q3_K, T::Q3_K, T::Q3_K, T::Q3_K, T::Q3_K},
+      {"Q3_K_M", 8, T::Q3_K, T::Q5_K, T::Q4_K, T::Q4_K, T::Q4_K, T::Q4_K},
+      {"Q3_K_L", 8, T::Q3_K, T::Q5_K, T::Q5_K, T::Q5_K, T::Q5_K, T::Q5_K},
+      {"IQ4_NL", 8, T::IQ4_NL, T::IQ4_NL, T::IQ4_NL, T::IQ4_NL, T::Q5_K, T::IQ4_NL},
+      {"IQ4_XS", 2, T::IQ4_XS, T::Q5_K, T::Q5_K, T::IQ4_XS, T::Q5_K, T::IQ4_XS},
+  };
+  for (const Case& c : cases) {
+    const auto ty = types(c.target, false, {"llama", 8, 8, static_cast<uint32_t>(c.n_head_kv), 0}, t);
+    const std::string what = std::string(c.target) + " n_head_kv " + std::to_string(c.n_head_kv);
+    EXPECT_EQ(ty.at("output.weight"), T::Q6_K) << what;
+    EXPECT_EQ(ty.at("token_embd.weight"), c.base) << what;
+    for (int l = 0; l < 8; ++l) {
+      const std::string b = "blk." + std::to_string(l) + ".";
+      EXPECT_EQ(ty.at(b + "attn_v.weight"), l < 2 ? c.attn_v_first2 : c.attn_v_rest) << what << " layer " << l;
+      EXPECT_EQ(ty.at(b + "attn_output.weight"), c.attn_output) << what << " layer " << l;
+      EXPECT_EQ(ty.at(b + "ffn_down.weight"), l < 1 ? c.ffn_down_first : c.ffn_down_rest) << what << " layer " << l;
+      for (const char* n : {"attn_q.weight", "attn_k.weight", "ffn_gate.weight", "ffn_up.weight"}) {
+        EXPECT_EQ(ty.at(b + n), c.base) << what << " " << b << n;
+      }
+    }
+  }
+  // Q3_K_M's ffn_down is Q5_K in the first n/16 layers: 2 of 32.
+  const auto ty32 = types("Q3_K_M", false, {"llama", 32, 32, 32, 0}, model(32, 512, 1536, 512, false));
+  EXPECT_EQ(ty32.at("blk.1.ffn_down.weight"), T::Q5_K);
+  EXPECT_EQ(ty32.at("blk.2.ffn_down.weight"), T::Q4_K);
+}
+
+TEST(QuantMix, LowBitTypesFallBackAsInLlamaCpp) {
+  const auto t = model(4, 512, 1408, 512, false);  // ffn_down rows of 1408: 32 divides, 256 does not
+  const tools::MixModel m{"llama", 4, 8, 8, 0};
+  EXPECT_EQ(types("IQ4_XS", true, m, t).at("blk.0.ffn_down.weight"), GgmlType::IQ4_NL);
+  EXPECT_EQ(types("Q2_K", true, m, t).at("blk.0.ffn_down.weight"), GgmlType::Q4_0);
+  EXPECT_EQ(types("Q3_K", true, m, t).at("blk.0.ffn_down.weight"), GgmlType::Q4_0);
+  EXPECT_EQ(types("IQ4_NL", true, m, t).at("blk.0.ffn_down.weight"), GgmlType::IQ4_NL);
+  EXPECT_EQ(tools::find_target("Q3_K_M")->file_type, 12u);
+  EXPECT_EQ(tools::find_target("iq4_xs")->file_type, 30u);
+  EXPECT_EQ(tools::find_target("Q2_K")->file_type, 10u);
 }
 
 }  // namespace

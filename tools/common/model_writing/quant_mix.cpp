@@ -21,6 +21,10 @@ constexpr QuantTarget kTargets[] = {
     {"Q5_K", GgmlType::Q5_K, 16, Mix::none},  // recorded as MOSTLY_Q5_K_S
     {"Q6_K", GgmlType::Q6_K, 18, Mix::none},  {"Q4_K_M", GgmlType::Q4_K, 15, Mix::q4_k_m},
     {"Q5_K_M", GgmlType::Q5_K, 17, Mix::q5_k_m},
+    {"Q3_K", GgmlType::Q3_K, 11, Mix::none},  // recorded as MOSTLY_Q3_K_S
+    {"Q2_K", GgmlType::Q2_K, 10, Mix::q2_k},  {"Q3_K_S", GgmlType::Q3_K, 11, Mix::q3_k_s},
+    {"Q3_K_M", GgmlType::Q3_K, 12, Mix::q3_k_m}, {"Q3_K_L", GgmlType::Q3_K, 13, Mix::q3_k_l},
+    {"IQ4_NL", GgmlType::IQ4_NL, 25, Mix::iq4_nl}, {"IQ4_XS", GgmlType::IQ4_XS, 30, Mix::iq4_xs},
 };
 
 enum class Category { token_embd, output, attn_q, attn_k, attn_v, attn_qkv, attn_kv_b, attn_output, ffn_down, other };
@@ -99,9 +103,13 @@ struct MixState {
 
   bool is_70b() const { return quirks.llama_70b_attn_v && model.n_layer == 80 && model.n_head != model.n_head_kv; }
 
+  int n_gqa() const { return model.n_head_kv == 0 ? 0 : static_cast<int>(model.n_head / model.n_head_kv); }
+
   // llama_tensor_get_type_impl, for the targets offered here.
   GgmlType mix_type(GgmlType t, const TensorDesc& d, Category c) {
-    const bool q4km = target.mix == Mix::q4_k_m, q5km = target.mix == Mix::q5_k_m;
+    const Mix mix = target.mix;
+    const bool q4km = mix == Mix::q4_k_m, q5km = mix == Mix::q5_k_m;
+    const bool iq4 = mix == Mix::iq4_nl || mix == Mix::iq4_xs;
     const bool falcon = quirks.falcon_rules;
     if (c == Category::output || (tied && c == Category::token_embd)) {
       if (falcon || d.ne[0] % block_size(t) != 0) {
@@ -112,34 +120,70 @@ struct MixState {
     } else if (c == Category::token_embd) {
       // unchanged for every target offered here
     } else if (is_attn_v_like(c)) {
-      if ((q4km || q5km) && use_more_bits(i_attention_wv, n_attention_wv)) t = GgmlType::Q6_K;
+      if (mix == Mix::q2_k) {
+        t = n_gqa() >= 4 ? GgmlType::Q4_K : GgmlType::Q3_K;
+      } else if (mix == Mix::q3_k_m) {
+        t = i_attention_wv < 2 ? GgmlType::Q5_K : GgmlType::Q4_K;
+      } else if (mix == Mix::q3_k_l) {
+        t = GgmlType::Q5_K;
+      } else if (iq4 && n_gqa() >= 4) {
+        t = GgmlType::Q5_K;
+      } else if ((q4km || q5km) && use_more_bits(i_attention_wv, n_attention_wv)) {
+        t = GgmlType::Q6_K;
+      }
       if (is_70b() && (t == GgmlType::Q3_K || t == GgmlType::Q4_K)) t = GgmlType::Q5_K;
       if (model.n_expert == 8) t = GgmlType::Q8_0;
       ++i_attention_wv;
     } else if (c == Category::attn_k) {
       if (model.n_expert == 8) t = GgmlType::Q8_0;
     } else if (c == Category::ffn_down) {
-      int i_layer = i_ffn_down;
-      if (model.n_expert > 1) {  // experts are not in layer order: read the layer from the name
-        i_layer = layer_of(d.name);
-        if (i_layer < 0 || i_layer >= n_ffn_down) throw MixError("tensor '" + d.name + "': cannot tell its layer");
-      }
-      if (q4km) {
-        if (falcon) {
-          t = i_layer < n_ffn_down / 16            ? GgmlType::Q6_K
-              : use_more_bits(i_layer, n_ffn_down) ? GgmlType::Q5_K
-                                                   : GgmlType::Q4_K;
-        } else if (use_more_bits(i_layer, n_ffn_down)) {
-          t = GgmlType::Q6_K;
-        }
-      } else if (q5km && use_more_bits(i_layer, n_ffn_down)) {
-        t = GgmlType::Q6_K;
-      }
+      t = ffn_down_type(t, d, mix, falcon);
       ++i_ffn_down;
     } else if (c == Category::attn_output) {
-      if (!falcon && model.n_expert == 8 && q4km) t = GgmlType::Q5_K;
+      t = attn_output_type(t, mix, falcon);
     }
     return t;
+  }
+
+  GgmlType ffn_down_type(GgmlType t, const TensorDesc& d, Mix mix, bool falcon) const {
+    int i_layer = i_ffn_down;
+    const int n = n_ffn_down;
+    if (model.n_expert > 1) {  // experts are not in layer order: read the layer from the name
+      i_layer = layer_of(d.name);
+      if (i_layer < 0 || i_layer >= n) throw MixError("tensor '" + d.name + "': cannot tell its layer");
+    }
+    switch (mix) {
+      case Mix::q2_k: return GgmlType::Q3_K;
+      case Mix::q3_k_m:
+        return i_layer < n / 16                            ? GgmlType::Q5_K
+               : !falcon || use_more_bits(i_layer, n) ? GgmlType::Q4_K
+                                                           : GgmlType::Q3_K;
+      case Mix::q3_k_l: return falcon ? GgmlType::Q4_K : GgmlType::Q5_K;
+      case Mix::q4_k_m:
+        if (falcon) {
+          return i_layer < n / 16 ? GgmlType::Q6_K : use_more_bits(i_layer, n) ? GgmlType::Q5_K : GgmlType::Q4_K;
+        }
+        return use_more_bits(i_layer, n) ? GgmlType::Q6_K : t;
+      case Mix::iq4_nl:
+      case Mix::iq4_xs: return i_layer < n / 8 ? GgmlType::Q5_K : t;  // without an imatrix, as here
+      case Mix::q5_k_m: return use_more_bits(i_layer, n) ? GgmlType::Q6_K : t;
+      default: return t;
+    }
+  }
+
+  GgmlType attn_output_type(GgmlType t, Mix mix, bool falcon) const {
+    if (falcon) return mix == Mix::q3_k_l ? GgmlType::Q4_K : t;
+    if (model.n_expert == 8) {
+      const bool bumped = mix == Mix::q2_k || mix == Mix::q3_k_s || mix == Mix::q3_k_m || mix == Mix::iq4_nl ||
+                          mix == Mix::q4_k_m || mix == Mix::iq4_xs;
+      return bumped ? GgmlType::Q5_K : t;
+    }
+    switch (mix) {
+      case Mix::q2_k: return GgmlType::Q3_K;
+      case Mix::q3_k_m: return GgmlType::Q4_K;
+      case Mix::q3_k_l: return GgmlType::Q5_K;
+      default: return t;
+    }
   }
 };
 
@@ -154,6 +198,7 @@ GgmlType fallback(const TensorDesc& d, GgmlType t, std::string& why) {
     case GgmlType::Q4_K: f = GgmlType::Q5_0; break;
     case GgmlType::Q5_K: f = GgmlType::Q5_1; break;
     case GgmlType::Q6_K: f = GgmlType::Q8_0; break;
+    case GgmlType::IQ4_XS: f = GgmlType::IQ4_NL; break;
     default:
       throw MixError("tensor '" + d.name + "': its row length " + std::to_string(n) + " is not a multiple of " +
                      std::to_string(block_size(t)) + ", the block size of " + std::string(gguf::type_name(t)) +

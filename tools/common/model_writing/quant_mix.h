@@ -23,15 +23,31 @@
 //   Model-specific extras: llama 70B (80 layers, GQA) attn_v Q4_K -> Q5_K;
 //   8-expert models attn_v/attn_k -> Q8_0 and, for Q4_K_M, attn_output -> Q5_K;
 //   falcon Q4_K_M ffn_down: first n/16 layers Q6_K, use_more_bits Q5_K.
+// - The low-bit mixes (n_gqa = n_head / n_head_kv):
+//     Q2_K   attn_v Q4_K if n_gqa >= 4 else Q3_K; ffn_down and attn_output Q3_K.
+//     Q3_K_S only 8-expert models' attn_output -> Q5_K.
+//     Q3_K_M attn_v Q5_K for the first two, then Q4_K; ffn_down Q5_K in the
+//            first n/16 layers, then Q4_K (falcon: Q3_K unless use_more_bits);
+//            attn_output Q4_K.
+//     Q3_K_L attn_v and attn_output Q5_K, ffn_down Q5_K (falcon: Q4_K, and
+//            attn_output Q4_K).
+//     IQ4_NL, IQ4_XS: attn_v Q5_K if n_gqa >= 4; ffn_down Q5_K in the first
+//            n/8 layers (llama.cpp does that only without an imatrix, which is
+//            the case here).
+//   8-expert models give attn_output Q5_K under Q2_K, Q3_K_S, Q3_K_M, IQ4_NL,
+//   IQ4_XS (and Q4_K_M), and llama 70B's attn_v goes from Q3_K or Q4_K to Q5_K.
 // - Then, also with --pure: a row length that is not a multiple of the
-//   chosen type's block size falls back: Q4_K -> Q5_0, Q5_K -> Q5_1,
-//   Q6_K -> Q8_0, and to F16 if even that does not fit; the legacy types have
-//   no fallback (an error, as in llama.cpp).
+//   chosen type's block size falls back: Q2_K, Q3_K -> Q4_0, Q4_K -> Q5_0,
+//   Q5_K -> Q5_1, Q6_K -> Q8_0, IQ4_XS -> IQ4_NL, and to F16 if even that does
+//   not fit; the legacy types and IQ4_NL have no fallback (an error, as in
+//   llama.cpp).
 //
-// Targets Q4_K and Q5_K are this engine's single-type files: every
-// quantizable tensor Q4_K (Q5_K) except the LM head rule above, as llama.cpp
-// does for Q4_0 or Q6_K. (llama-quantize's "Q4_K"/"Q5_K" are aliases of the
-// _M mixes; ask for Q4_K_M/Q5_K_M to get those.)
+// Targets Q4_K, Q5_K and Q3_K are this engine's single-type files: every
+// quantizable tensor Q4_K (Q5_K, Q3_K) except the LM head rule above, as
+// llama.cpp does for Q4_0 or Q6_K. (llama-quantize's "Q4_K"/"Q5_K"/"Q3_K" are
+// aliases of the _M mixes; ask for Q4_K_M/Q5_K_M/Q3_K_M to get those.) Q2_K,
+// IQ4_NL and IQ4_XS are llama.cpp's mixes of those names; --pure gives the
+// single type.
 #pragma once
 
 #include <array>
@@ -46,7 +62,7 @@
 
 namespace tools {
 
-enum class Mix { none, q4_k_m, q5_k_m };
+enum class Mix { none, q4_k_m, q5_k_m, q2_k, q3_k_s, q3_k_m, q3_k_l, iq4_nl, iq4_xs };
 
 // A target type as users name it, with what llama.cpp records for it.
 struct QuantTarget {
