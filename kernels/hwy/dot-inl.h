@@ -128,6 +128,37 @@ HWY_INLINE void DotPortable(DotAcc& acc, VU8 w, const int8_t* a) {
 #endif
 }
 
+// Full bytes (Q8_0's codes, IQ4_NL's code-book values) are packed as the
+// signed value + 128. On AVX2, FullBytes turns them back into the signed value
+// and DotFullBytes multiplies its magnitude by the activations given its sign
+// (vpsignb): one vpmaddubsw per 4 bytes of 8 rows (pairs at most 2 * 128 *
+// 127 = 32512, no saturation), where the portable path splits the bytes into
+// int16 halves with three shifts and two vpmaddwd. Such a sum then starts
+// from zero, not from the activations' offset_sum that pays back the +128
+// (kFullBytesSigned). One AVX2 core (matmul_bench from cache, best of 4
+// alternating runs on a loaded machine), GOP/s: Q8_0 prefill 52 -> 70, decode
+// 22.3 -> 23.7; IQ4_NL prefill 52 -> 68, decode 36 -> 49.
+#if HWY_TARGET == HWY_AVX2
+inline constexpr bool kFullBytesSigned = true;
+#else
+inline constexpr bool kFullBytesSigned = false;
+#endif
+
+HWY_INLINE VU8 FullBytes(VU8 stored) {
+  if constexpr (kFullBytesSigned) return hn::Xor(stored, hn::Set(DU8(), 0x80));
+  return stored;
+}
+
+HWY_INLINE void DotFullBytes(DotAcc& acc, VU8 w, const int8_t* a) {
+#if HWY_TARGET == HWY_AVX2
+  const __m256i signed_a = _mm256_sign_epi8(Broadcast4(a).raw, w.raw);
+  const __m256i pairs = _mm256_maddubs_epi16(_mm256_abs_epi8(w.raw), signed_a);
+  acc.s0 = hn::Add(acc.s0, VI32{_mm256_madd_epi16(pairs, _mm256_set1_epi16(1))});
+#else
+  DotPortable(acc, w, a);
+#endif
+}
+
 // acc += w . a for weights w <= 128 (no int16 saturation in vpmaddubsw).
 HWY_INLINE void DotSmall(DotAcc& acc, VU8 w, const int8_t* a) {
 #if defined(ENGINE_HWY_DOT_MADDUBS) && HWY_TARGET == HWY_AVX2

@@ -118,29 +118,29 @@ struct LegacyFamily {
         VI32 isum[kM];
         if constexpr (Layout::kBytes8) {
           VU8 w[8];  // codes 4j..4j+3 of each row
-          for (size_t j = 0; j < 8; ++j) w[j] = LoadAndPrefetch(chunk + 64 * j + v * l8, kPrefetchAhead);
+          for (size_t j = 0; j < 8; ++j) w[j] = FullBytes(LoadAndPrefetch(chunk + 64 * j + v * l8, kPrefetchAhead));
           for (size_t r = 0; r < kM; ++r) {
             const LhsQ8_0& a = lhs[r * io.nb + b];
-            DotAcc s = DotStart(hn::Set(di32, a.offset_sum));
-            for (size_t j = 0; j < 8; ++j) DotPortable(s, w[j], a.qs + 4 * j);
+            DotAcc s = DotStart(hn::Set(di32, kFullBytesSigned ? 0 : a.offset_sum));
+            for (size_t j = 0; j < 8; ++j) DotFullBytes(s, w[j], a.qs + 4 * j);
             isum[r] = DotFinish(s);
           }
         } else if constexpr (Layout::kCodeBook) {
-          // Values up to 241 would saturate vpmaddubsw's int16 pairs: the
-          // full-byte path, as Q8_0.
+          // Values up to 241 as stored would saturate vpmaddubsw's int16
+          // pairs: the full-byte path, as Q8_0.
           const VU8 book = hn::LoadDup128(du8, kIQ4Unsigned);
           VU8 lo[4], hi[4];  // values of codes 4j..4j+3 and 16+4j..16+4j+3 of each row
           for (size_t j = 0; j < 4; ++j) {
             const VU8 packed = LoadAndPrefetch(chunk + 64 * j + v * l8, kPrefetchAhead);
-            lo[j] = hn::TableLookupBytes(book, LowNibbles(packed));
-            hi[j] = hn::TableLookupBytes(book, HighNibbles(packed));
+            lo[j] = FullBytes(hn::TableLookupBytes(book, LowNibbles(packed)));
+            hi[j] = FullBytes(hn::TableLookupBytes(book, HighNibbles(packed)));
           }
           for (size_t r = 0; r < kM; ++r) {
             const LhsQ8_0& a = lhs[r * io.nb + b];
-            DotAcc s = DotStart(hn::Set(di32, a.offset_sum));
+            DotAcc s = DotStart(hn::Set(di32, kFullBytesSigned ? 0 : a.offset_sum));
             for (size_t j = 0; j < 4; ++j) {
-              DotPortable(s, lo[j], a.qs + 4 * j);
-              DotPortable(s, hi[j], a.qs + 16 + 4 * j);
+              DotFullBytes(s, lo[j], a.qs + 4 * j);
+              DotFullBytes(s, hi[j], a.qs + 16 + 4 * j);
             }
             isum[r] = DotFinish(s);
           }
