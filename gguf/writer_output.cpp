@@ -88,7 +88,7 @@ std::string resolve_output_path(const std::string& path) {
   return path;
 }
 
-OutputFile::OutputFile(const std::string& path) : path_(path), target_(resolve_output_path(path)) {
+OutputFile::OutputFile(const std::string& path, mode_t new_file_mode) : path_(path), target_(resolve_output_path(path)) {
   temp_ = target_ + ".tmp-XXXXXX";
   fd_ = ::mkstemp(temp_.data());
   if (fd_ < 0) {
@@ -96,9 +96,9 @@ OutputFile::OutputFile(const std::string& path) : path_(path), target_(resolve_o
     fail(path_, "cannot create a temporary file beside it: " + errno_text());
   }
   // mkstemp makes the file 0600; an output replacing a file keeps that file's
-  // permissions, a new one gets the usual 0644.
+  // permissions, a new one gets the mode asked for.
   struct stat st {};
-  const mode_t mode = ::stat(target_.c_str(), &st) == 0 ? (st.st_mode & 07777) : 0644;
+  const mode_t mode = ::stat(target_.c_str(), &st) == 0 ? (st.st_mode & 07777) : new_file_mode;
   ::fchmod(fd_, mode);
 }
 

@@ -31,8 +31,10 @@ std::string resolve_output_path(const std::string& path);
 class OutputFile {
  public:
   // Checks `path` (resolve_output_path) and creates the temporary file beside
-  // its target. Errors name `path`, as given.
-  explicit OutputFile(const std::string& path);
+  // its target. Errors name `path`, as given. A file that replaces another
+  // keeps that file's permissions; a new one gets `new_file_mode` (0600 for
+  // what holds a user's text, such as a saved session).
+  explicit OutputFile(const std::string& path, mode_t new_file_mode = 0644);
   ~OutputFile();  // closes and removes the temporary file unless committed
   OutputFile(const OutputFile&) = delete;
   OutputFile& operator=(const OutputFile&) = delete;

@@ -148,6 +148,19 @@ PromptCache prefill(engine::Session& session, const std::vector<int32_t>& prompt
   return cache;
 }
 
+// The prompt cache is replaced after the prompt: a file there must be a saved
+// session (of any model: one that cannot be used is said and replaced), never
+// another file of the user's given by mistake.
+void check_prompt_cache_path(const std::string& path) {
+  const std::string target = gguf::resolve_output_path(path);
+  std::error_code ec;
+  if (std::filesystem::exists(target, ec) && std::filesystem::file_size(target, ec) > 0 &&
+      !engine::starts_as_saved_session(target)) {
+    throw engine::Error(path + ": not a saved session (no ENGINEKV magic): refusing to replace it with one (give "
+                        "a new path for --prompt-cache, or remove the file)");
+  }
+}
+
 void save_prompt_cache(const engine::Session& session, const std::string& path) {
   const auto t = Clock::now();
   engine::save_session(session, path);
@@ -184,7 +197,10 @@ int dump_logits(engine::Session& session, const std::vector<int32_t>& ids, const
 
 int run(const Options& o) {
   tools::set_tool_log_level(engine::LogLevel::warning, o.verbose);
-  if (!o.dump_logits.empty()) gguf::resolve_output_path(o.dump_logits);  // before the model loads
+  // Output paths are checked before the model loads: a folder or a device
+  // node is refused now, not after the generation.
+  if (!o.dump_logits.empty()) gguf::resolve_output_path(o.dump_logits);
+  if (!o.prompt_cache.empty()) check_prompt_cache_path(o.prompt_cache);
   const auto t_load = Clock::now();
   const auto model = engine::Model::load(o.model);
   const engine::Tokenizer tokenizer = engine::Tokenizer::from_gguf(model->file());

@@ -16,6 +16,7 @@
 #include "engine/support/error.h"
 #include "engine/support/saturating.h"
 #include "gguf/file.h"
+#include "gguf/writer_output.h"
 
 namespace engine {
 namespace {
@@ -104,9 +105,9 @@ CacheHeader describe(const AttentionCache& a, uint32_t n_past) {
 // Writes to a FILE and hashes what it wrote.
 class Writer {
  public:
-  Writer(std::FILE* f, const std::string& path) : f_(f), path_(path) {}
+  explicit Writer(gguf::OutputFile& out) : out_(out) {}
   void bytes(const void* p, size_t n) {
-    if (n != 0 && std::fwrite(p, 1, n, f_) != n) fail(path_, std::string("cannot write: ") + std::strerror(errno));
+    out_.write(p, n);
     hash_.update(p, n);
   }
   template <class T>
@@ -116,8 +117,7 @@ class Writer {
   uint64_t checksum() const { return hash_.finish(); }
 
  private:
-  std::FILE* f_;
-  const std::string& path_;
+  gguf::OutputFile& out_;
   Hash64 hash_;
 };
 
@@ -206,17 +206,13 @@ void save_session(const Session& session, const std::string& path) {
   h.n_tokens = static_cast<uint32_t>(session.tokens().size());
   h.n_past = n_past;
 
-  std::string tmp = path + ".XXXXXX";
-  const int fd = ::mkstemp(tmp.data());
-  if (fd < 0) fail(path, "cannot create a temporary file beside it: " + std::string(std::strerror(errno)));
-  std::FILE* f = ::fdopen(fd, "wb");
-  if (f == nullptr) {
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    fail(path, std::string("cannot write: ") + std::strerror(errno));
-  }
+  // The one output path every file goes through: a folder, a device node or a
+  // FIFO is refused before anything is written, a link is written through, and
+  // the bytes land under a temporary name renamed over the target once synced,
+  // so a crash leaves the old file or the new one. 0600: it holds the user's text.
   try {
-    Writer w(f, path);
+    gguf::OutputFile out(path, 0600);
+    Writer w(out);
     w.bytes(kMagic, sizeof kMagic);
     w.value(h);
     for (const AttentionCache& a : kv.caches()) w.value(describe(a, n_past));
@@ -230,22 +226,17 @@ void save_session(const Session& session, const std::string& path) {
     }
     const uint64_t sum = w.checksum();
     w.value(sum);
-    // Flushed and synced before the rename: a crash leaves the old file or the new one.
-    if (std::fflush(f) != 0 || ::fsync(::fileno(f)) != 0) fail(path, std::string("cannot write: ") + std::strerror(errno));
-  } catch (...) {
-    std::fclose(f);
-    ::unlink(tmp.c_str());
-    throw;
+    out.commit();
+  } catch (const gguf::Error& e) {
+    throw SessionFileError(e.what());  // names the path already
   }
-  if (std::fclose(f) != 0) {
-    ::unlink(tmp.c_str());
-    fail(path, std::string("cannot write: ") + std::strerror(errno));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string reason = std::strerror(errno);
-    ::unlink(tmp.c_str());
-    fail(path, "cannot rename the temporary file to it: " + reason);
-  }
+}
+
+bool starts_as_saved_session(const std::string& path) {
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
+  char magic[sizeof kMagic];
+  return f && std::fread(magic, 1, sizeof magic, f.get()) == sizeof magic &&
+         std::memcmp(magic, kMagic, sizeof kMagic) == 0;
 }
 
 void load_session(Session& session, const std::string& path) {

@@ -27,10 +27,16 @@ namespace engine {
 
 class Session;
 
-// Writes the session's state to `path` through a temporary file in the same
-// folder and a rename: `path` is never half-written. Throws SessionFileError
-// naming the path and the system's reason.
+// Writes the session's state to `path` (mode 0600 when new) through
+// gguf::OutputFile: a temporary file beside it renamed over it, so `path` is
+// never half-written; a folder, device node or FIFO is refused before anything
+// is written. Throws SessionFileError naming the path and the reason.
 void save_session(const Session& session, const std::string& path);
+
+// Whether the file at `path` begins as a saved session does (its magic), so a
+// tool asked to replace it knows it is not replacing some other file of the
+// user's. False when it cannot be read.
+bool starts_as_saved_session(const std::string& path);
 
 // Replaces the session's state by the file's. Everything is checked before
 // the session changes: the file's magic, version and checksum (a truncated or

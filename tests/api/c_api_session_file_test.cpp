@@ -7,6 +7,7 @@
 // problem, and the session is unchanged; the file is written through a
 // temporary file and a rename, leaving nothing else behind.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -161,13 +162,28 @@ TEST_P(SessionFile, SavingWritesThroughATemporaryFileAndARename) {
   EXPECT_NE(read(path), first);
   EXPECT_EQ(dir_.entries(), std::vector<std::string>{"s.session"});
 
-  // A path that is a folder: the rename fails, the temporary file goes.
+  // A path that is a folder is refused before anything is written.
   std::filesystem::create_directory(dir_ / "folder");
   EXPECT_EQ(engine_session_save(s.get(), (dir_ / "folder").c_str()), ENGINE_ERR_FILE);
-  EXPECT_NE(std::string(engine_last_error()).find("cannot rename"), std::string::npos) << engine_last_error();
-  // A folder that does not exist: nothing can be created.
+  EXPECT_NE(std::string(engine_last_error()).find("is a directory"), std::string::npos) << engine_last_error();
+  // A folder that does not exist.
   EXPECT_EQ(engine_session_save(s.get(), (dir_ / "none/s.session").c_str()), ENGINE_ERR_FILE);
-  EXPECT_NE(std::string(engine_last_error()).find("cannot create a temporary file"), std::string::npos);
+  EXPECT_NE(std::string(engine_last_error()).find("does not exist"), std::string::npos) << engine_last_error();
+  // A device node is never replaced (renaming over /dev/null as root would
+  // turn it into a file), and a FIFO is not opened (that would block).
+  EXPECT_EQ(engine_session_save(s.get(), "/dev/null"), ENGINE_ERR_FILE);
+  EXPECT_NE(std::string(engine_last_error()).find("character device"), std::string::npos) << engine_last_error();
+  struct stat null_stat {};
+  ASSERT_EQ(::stat("/dev/null", &null_stat), 0);
+  EXPECT_TRUE(S_ISCHR(null_stat.st_mode));
+  ASSERT_EQ(::mkfifo((dir_ / "fifo").c_str(), 0600), 0);
+  EXPECT_EQ(engine_session_save(s.get(), (dir_ / "fifo").c_str()), ENGINE_ERR_FILE);
+  EXPECT_NE(std::string(engine_last_error()).find("FIFO"), std::string::npos) << engine_last_error();
+  std::filesystem::remove(dir_ / "fifo");
+  // A new file holds the user's text: readable by its owner only.
+  struct stat saved {};
+  ASSERT_EQ(::stat(path.c_str(), &saved), 0);
+  EXPECT_EQ(saved.st_mode & 0777, 0600u);
   auto entries = dir_.entries();
   std::sort(entries.begin(), entries.end());
   EXPECT_EQ(entries, (std::vector<std::string>{"folder", "s.session"}));

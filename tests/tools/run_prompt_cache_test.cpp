@@ -1,7 +1,8 @@
 // run --prompt-cache FILE: the first run evaluates the prompt and saves the
 // session; the next loads it and evaluates only the prompt's last token (for
 // its logits), generating the same text; a longer prompt reuses the saved
-// part; a file that is not a saved session is said and ignored.
+// part; a saved session that cannot be used is said and replaced; a file that
+// is not a saved session, or not a file, is refused before anything runs and kept.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -59,12 +60,35 @@ TEST_F(RunPromptCache, TheSecondRunLoadsThePromptAndGeneratesTheSameText) {
   EXPECT_NE(longer.err.find("50 tokens of the prompt saved"), std::string::npos) << longer.err;
 }
 
-TEST_F(RunPromptCache, AFileThatIsNotASavedSessionIsSaidAndReplaced) {
-  std::ofstream(cache_) << "not a session";
+TEST_F(RunPromptCache, ASavedSessionThatCannotBeUsedIsSaidAndReplaced) {
+  std::ofstream(cache_) << "ENGINEKV and then nothing a session holds";
   const tool_test::Outcome o = run(ids(10, 29));
   ASSERT_EQ(o.exit_code, 0) << o.err;
   EXPECT_NE(o.err.find("run: prompt cache not used: saved session " + cache_), std::string::npos) << o.err;
   EXPECT_NE(o.err.find("20 tokens of the prompt saved"), std::string::npos) << o.err;
+}
+
+TEST_F(RunPromptCache, AFileThatIsNotASavedSessionIsRefusedAndKept) {
+  std::ofstream(cache_) << "the user's notes";
+  const tool_test::Outcome o = run(ids(10, 29));
+  EXPECT_NE(o.exit_code, 0);
+  EXPECT_NE(o.err.find(cache_ + ": not a saved session"), std::string::npos) << o.err;
+  EXPECT_TRUE(o.out.empty()) << "refused before generating:\n" << o.out;
+  std::ifstream in(cache_);
+  std::string kept;
+  std::getline(in, kept);
+  EXPECT_EQ(kept, "the user's notes");
+}
+
+TEST_F(RunPromptCache, ADeviceOrAFolderIsRefusedBeforeTheModelLoads) {
+  for (const std::string& path : {std::string("/dev/null"), dir_.string()}) {
+    tool_test::Child child(tool_test::tool("run"), {"-m", model_, "--tokens", ids(10, 19), "-n", "2", "--temp", "0",
+                                                    "-t", "1", "--prompt-cache", path});
+    const tool_test::Outcome o = child.finish();
+    EXPECT_NE(o.exit_code, 0) << path;
+    EXPECT_NE(o.err.find("not a regular file: refusing to replace it"), std::string::npos) << o.err;
+    EXPECT_EQ(o.err.find("model:"), std::string::npos) << "nothing ran:\n" << o.err;
+  }
 }
 
 }  // namespace
