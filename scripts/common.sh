@@ -5,6 +5,9 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${ENGINE_BUILD_DIR:-$ROOT/build}"
 JOBS="${ENGINE_JOBS:-$(nproc)}"
 export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/engine-ccache}"
+# ccache caches compiles that use the test suites' precompiled header only
+# with these (its manual, "Precompiled headers").
+export CCACHE_SLOPPINESS="${CCACHE_SLOPPINESS:-pch_defines,time_macros}"
 
 # The native tree's options, shared by run.sh and test.sh so neither
 # reconfigures the other's build.
