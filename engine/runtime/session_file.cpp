@@ -1,8 +1,5 @@
 #include "engine/runtime/session_file.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <array>
 #include <cerrno>
 #include <cstdio>
@@ -163,6 +160,23 @@ std::vector<uint8_t> read_all(const std::string& path) {
   return bytes;
 }
 
+// The offset of the first value in `bytes` (F16 when elem is 2, else F32)
+// whose exponent is all ones, or -1.
+int64_t first_non_finite(std::span<const uint8_t> bytes, uint64_t elem) {
+  for (size_t i = 0; i + elem <= bytes.size(); i += elem) {
+    if (elem == 2) {
+      uint16_t h;
+      std::memcpy(&h, bytes.data() + i, sizeof h);
+      if ((h & 0x7c00u) == 0x7c00u) return static_cast<int64_t>(i);
+    } else {
+      uint32_t f;
+      std::memcpy(&f, bytes.data() + i, sizeof f);
+      if ((f & 0x7f800000u) == 0x7f800000u) return static_cast<int64_t>(i);
+    }
+  }
+  return -1;
+}
+
 std::string hex(uint64_t v) {
   char s[17];
   std::snprintf(s, sizeof s, "%016llx", static_cast<unsigned long long>(v));
@@ -240,7 +254,18 @@ bool starts_as_saved_session(const std::string& path) {
 }
 
 void load_session(Session& session, const std::string& path) {
-  const std::vector<uint8_t> bytes = read_all(path);
+  load_session_bytes(session, read_all(path), path);
+}
+
+void reseal_session_bytes(std::span<uint8_t> bytes) {
+  if (bytes.size() < sizeof(uint64_t)) return;
+  Hash64 sum;
+  sum.update(bytes.data(), bytes.size() - sizeof(uint64_t));
+  const uint64_t value = sum.finish();
+  std::memcpy(bytes.data() + bytes.size() - sizeof value, &value, sizeof value);
+}
+
+void load_session_bytes(Session& session, std::span<const uint8_t> bytes, const std::string& path) {
   Reader r(bytes, path);
   char magic[sizeof kMagic];
   if (bytes.size() < sizeof kMagic) fail(path, "truncated: " + std::to_string(bytes.size()) + " bytes");
@@ -319,6 +344,13 @@ void load_session(Session& session, const std::string& path) {
       fail(path, "token id " + std::to_string(t) + " is outside the vocabulary (0.." + std::to_string(n_vocab - 1) +
                      ")");
     }
+  }
+  // Keys and values a session can hold are finite (an evaluation that made a
+  // NaN or Inf failed instead): one that is not is a corrupt or edited file,
+  // said here rather than as a NaN in the next token's layer.
+  const std::span<const uint8_t> kv_bytes = bytes.subspan(r.at(), bytes.size() - sizeof(uint64_t) - r.at());
+  if (const int64_t at = first_non_finite(kv_bytes, elem); at >= 0) {
+    fail(path, "corrupt: a key or value that is not finite (NaN or Inf) at byte " + std::to_string(r.at() + at));
   }
   // Checked: from here nothing fails, and the session changes.
   for (size_t i = 0; i < caches.size(); ++i) {

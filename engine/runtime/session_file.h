@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 
 namespace gguf {
@@ -46,6 +47,15 @@ bool starts_as_saved_session(const std::string& path);
 // the problem, and the session is as it was. No logits after a load: the
 // next eval (or eval_prompt of the same tokens) gives them.
 void load_session(Session& session, const std::string& path);
+
+// The same from a saved session's bytes already in memory (an app's asset, a
+// fuzzer's input); errors name them `name`.
+void load_session_bytes(Session& session, std::span<const uint8_t> bytes, const std::string& name);
+
+// Rewrites the checksum a saved session ends with so it matches the bytes
+// before it: for tests and fuzzers that edit a file's fields to reach the
+// checks behind the checksum. Nothing when there are fewer than 8 bytes.
+void reseal_session_bytes(std::span<uint8_t> bytes);
 
 // The identity a saved session is checked against: a 64-bit hash of the
 // file's size, its metadata and tensor index, and 4 KiB samples of every

@@ -19,6 +19,7 @@
 
 #include "engine/api/engine.h"
 #include "engine/api/engine.hpp"
+#include "engine/runtime/session_file.h"
 #include "tests/api/session_models.h"
 #include "tests/quantize/test_util.h"
 
@@ -121,6 +122,13 @@ TEST_P(SessionFile, ABadFileIsRefusedNamingTheProblemAndTheSessionIsUnchanged) {
   flipped[flipped.size() - 100] ^= 0x10;  // a bit of the cache
   write(dir_ / "flipped.session", flipped);
   expect_refused(s, dir_ / "flipped.session", "checksum");
+  // A value of the cache made NaN (F16 0x7fff or F32 0xffffffff: all-ones
+  // exponent either way) behind a checksum made right again: an edited file.
+  std::vector<char> nan = good;
+  nan[nan.size() - 100] = nan[nan.size() - 99] = nan[nan.size() - 98] = nan[nan.size() - 97] = '\xff';
+  engine::reseal_session_bytes({reinterpret_cast<uint8_t*>(nan.data()), nan.size()});
+  write(dir_ / "nan.session", nan);
+  expect_refused(s, dir_ / "nan.session", "not finite");
   std::vector<char> longer = good;
   longer.push_back(0);
   write(dir_ / "long.session", longer);

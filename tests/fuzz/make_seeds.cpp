@@ -135,6 +135,14 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < small_templates.size(); ++i)
     write(out / "chat_template", "small-" + std::to_string(i),
           std::vector<uint8_t>(small_templates[i].begin(), small_templates[i].end()));
+  // Saved sessions: real files of the session target's model, of both KV
+  // types, empty, short and near a full context.
+  for (const uint32_t n : {0u, 1u, 5u, 12u}) {
+    for (const bool f32 : {false, true}) {
+      write(out / "session_file", "session-" + std::to_string(n) + (f32 ? "-f32" : "-f16"),
+            engine_fuzz::saved_session_seed(n, f32));
+    }
+  }
   std::printf("fuzz_seeds: wrote %d seed files to %s\n", g_written, out.c_str());
   return 0;
 }

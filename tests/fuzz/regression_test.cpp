@@ -28,6 +28,7 @@ const std::map<std::string, Target>& targets() {
       {"gguf_reader", engine_fuzz::gguf_reader},         {"model_loader", engine_fuzz::model_loader},
       {"tokenizer_spm", engine_fuzz::tokenizer_spm},     {"tokenizer_bpe", engine_fuzz::tokenizer_bpe},
       {"sampler_params", engine_fuzz::sampler_params},   {"chat_template", engine_fuzz::chat_template},
+      {"session_file", engine_fuzz::session_file},
   };
   return t;
 }
@@ -69,8 +70,32 @@ TEST_P(FuzzRegressions, ReplayWithoutCrashing) {
 
 INSTANTIATE_TEST_SUITE_P(Targets, FuzzRegressions,
                          ::testing::Values("gguf_reader", "model_loader", "tokenizer_spm", "tokenizer_bpe",
-                                           "sampler_params"),
+                                           "sampler_params", "session_file"),
                          [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
+
+// The session target's seeds are real saved sessions that load; the same
+// files edited (a token outside the vocabulary, a count past the context, a
+// cut) and resealed reach the checks behind the checksum and are refused,
+// with the session, which has a history of its own, left as it was (the
+// target aborts otherwise).
+TEST(FuzzSessionFile, SeedsLoadAndEditedOnesAreRefusedLeavingTheSession) {
+  for (const uint32_t n : {0u, 5u, 12u}) {
+    for (const bool f32 : {false, true}) {
+      std::vector<uint8_t> seed = engine_fuzz::saved_session_seed(n, f32);
+      ASSERT_GT(seed.size(), 60u);  // mode byte, magic, header
+      EXPECT_EQ(engine_fuzz::session_file(seed.data(), seed.size()), 0);
+      seed[0] |= 4;  // the session now has tokens of its own before the load
+      EXPECT_EQ(engine_fuzz::session_file(seed.data(), seed.size()), 0);
+      for (const size_t at : {size_t{9}, size_t{30}, size_t{45}, seed.size() / 2, seed.size() - 12}) {
+        std::vector<uint8_t> edited = seed;
+        edited[at] ^= 0x5a;
+        EXPECT_EQ(engine_fuzz::session_file(edited.data(), edited.size()), 0) << "byte " << at;
+      }
+      std::vector<uint8_t> cut(seed.begin(), seed.end() - 20);
+      EXPECT_EQ(engine_fuzz::session_file(cut.data(), cut.size()), 0);
+    }
+  }
+}
 
 // The synthesizer's default (an input of zeros) is a consistent model: the
 // loader fuzz target starts from models that load.

@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace engine_fuzz {
 
@@ -31,6 +32,13 @@ int sampler_params(const uint8_t* data, size_t size);
 // The chat-template renderer on arbitrary template text (and, after a NUL,
 // conversation JSON): output or its own Error, nothing else.
 int chat_template(const uint8_t* data, size_t size);
+// A saved session's bytes (after a mode byte: bit 0 makes the checksum right
+// again, bit 1 an f32 KV cache, bit 2 a session with a history of its own)
+// loaded into a session of a small synthesized model.
+int session_file(const uint8_t* data, size_t size);
+// A real saved session of that model after n_tokens tokens, as session_file's
+// input (mode byte first): the seeds.
+std::vector<uint8_t> saved_session_seed(uint32_t n_tokens, bool f32);
 
 // Stops the process with a message: an invariant the target checks is broken.
 [[noreturn]] void broken(const std::string& what);
