@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/api/engine.h"
@@ -158,6 +159,27 @@ TEST_P(Chat, TheWrapperChatReusesEveryTurn) {
             chat.last_prompt().n_prompt - chat.last_prompt().n_reused + (session.n_past() - chat.last_prompt().n_prompt));
   ASSERT_EQ(chat.messages().size(), 5u);
   EXPECT_EQ(chat.messages()[2].role, "assistant");
+}
+
+// Two sessions on one model chatting from two threads at once (the model's
+// template rendered concurrently) reply as one session alone does.
+TEST_P(Chat, SessionsOnOneModelChatFromSeveralThreads) {
+  auto conversation = [&] {
+    engine::api::Session session = chat_session(GetParam());
+    engine::api::Sampler sampler = greedy();
+    engine::api::Chat chat(session, sampler, {}, "Be brief.");
+    std::string text = chat.say("One", {5, {}}).text;
+    text += "|" + chat.say("Two", {5, {}}).text;
+    return text;
+  };
+  const std::string alone = conversation();
+  std::string a, b;
+  std::thread ta([&] { a = conversation(); });
+  std::thread tb([&] { b = conversation(); });
+  ta.join();
+  tb.join();
+  EXPECT_EQ(a, alone);
+  EXPECT_EQ(b, alone);
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, Chat, testing::ValuesIn(session_test::all_models()), session_test::name_of);
