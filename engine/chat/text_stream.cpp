@@ -13,20 +13,7 @@ constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
 
 // Moves the complete characters at the front of `raw` to `out` (ill-formed
 // ones as U+FFFD), leaving the start of an unfinished one in `raw`.
-void take_complete(std::string& raw, std::string& out) {
-  size_t pos = 0;
-  while (pos < raw.size()) {
-    const unicode::Utf8Step step = unicode::decode_utf8(raw, pos);
-    if (step.kind == unicode::Utf8Step::incomplete) break;
-    if (step.kind == unicode::Utf8Step::complete) {
-      out.append(raw, pos, step.length);
-    } else {
-      out += kReplacement;
-    }
-    pos += step.length;
-  }
-  raw.erase(0, pos);
-}
+void take_complete(std::string& raw, std::string& out) { raw.erase(0, unicode::append_complete_utf8(raw, out)); }
 
 }  // namespace
 

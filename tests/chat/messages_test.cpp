@@ -5,7 +5,6 @@
 // messages' translation into template values as well as the templates.
 #include <gtest/gtest.h>
 
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -17,6 +16,7 @@
 #include "engine/chat_template/chat_template.h"
 #include "engine/chat_template/json.h"
 #include "engine/support/error.h"
+#include "tests/support/frozen_clock.h"
 #include "tests/support/shared_data.h"
 
 namespace {
@@ -65,19 +65,10 @@ Conversation load(const fs::path& path) {
   return out;
 }
 
-// make_expected.py's frozen clock: 2024-07-26 12:00:00 (a Friday).
+// strftime_now() as make_expected.py froze it.
 ct::Options frozen_clock() {
   ct::Options o;
-  o.now = [] {
-    std::tm tm{};
-    tm.tm_year = 2024 - 1900;
-    tm.tm_mon = 6;
-    tm.tm_mday = 26;
-    tm.tm_hour = 12;
-    tm.tm_wday = 5;
-    tm.tm_yday = 207;
-    return tm;
-  };
+  o.now = engine_test::frozen_now;
   return o;
 }
 
