@@ -285,7 +285,7 @@ typedef struct engine_chat_message {
 typedef struct engine_chat_params {
   const char* template_name;  /* NULL: the model's template; or a built-in's name */
   const char* template_text;  /* NULL; or a Jinja template of the app's own, over both */
-  bool add_generation_prompt; /* open the assistant's turn (default true) */
+  bool add_generation_prompt; /* open the assistant's turn (true in engine_chat_default_params) */
   const char* tools;          /* NULL; or a JSON array of tool schemas (OpenAI's "function" shape) */
   const char* variables;      /* NULL; or a JSON object of further variables, e.g. {"enable_thinking": false} */
 } engine_chat_params;

@@ -37,6 +37,8 @@ inline void set_log_callback(engine_log_callback callback, void* user = nullptr)
 }
 
 // ---- chat (engine.h, "chat") ----
+// Message and ToolCall have the shape of engine::chat's, kept apart: the
+// wrapper depends on engine.h alone, so an app calls only the C functions.
 struct ToolCall {
   std::string id;         // "" for none
   std::string name;
