@@ -3,6 +3,7 @@
 //
 //   chat-template --template FILE.jinja --conversation CONV.json
 //   chat-template -m MODEL.gguf --conversation CONV.json    (tokenizer.chat_template)
+//   chat-template --builtin NAME --conversation CONV.json   (chatml, llama3, gemma, phi3)
 //
 // The conversation is JSON: {"messages": [...], "add_generation_prompt": true,
 // "bos_token": "<s>", "eos_token": "</s>", "tools": [...], "extra": {...}}.
@@ -15,6 +16,7 @@
 #include <sstream>
 #include <string>
 
+#include "engine/chat/builtin_templates.h"
 #include "engine/chat_template/chat_template.h"
 #include "engine/chat_template/json.h"
 #include "gguf/file.h"
@@ -24,16 +26,17 @@ namespace {
 
 void usage(FILE* out) {
   std::fprintf(out,
-               "usage: chat-template (--template FILE.jinja | -m MODEL.gguf) --conversation CONV.json\n"
+               "usage: chat-template (--template FILE.jinja | -m MODEL.gguf | --builtin NAME) --conversation CONV.json\n"
                "  --template FILE      the chat template (Jinja) to render\n"
                "  -m, --model FILE     render the GGUF's tokenizer.chat_template instead\n"
+               "  --builtin NAME       render one of the engine's built-in templates: chatml, llama3, gemma, phi3\n"
                "  --conversation FILE  JSON: messages, add_generation_prompt, bos_token, eos_token,\n"
                "                       tools, extra (further template variables)\n"
                "  --now \"YYYY-MM-DD[ HH:MM:SS]\"  the time strftime_now() sees (default: the local time)\n");
 }
 
 struct Options {
-  std::string template_path, model, conversation, now;
+  std::string template_path, model, builtin, conversation, now;
 };
 
 // "2024-07-26 12:00:00" or "2024-07-26" as a calendar time with its weekday
@@ -56,7 +59,7 @@ Options parse(int argc, char** argv) {
   tools::Args a(argc, argv);
   while (!a.done()) {
     if (a.option({"--template", "-t"}, o.template_path) || a.option({"--conversation", "-c"}, o.conversation) ||
-        a.option({"--now"}, o.now))
+        a.option({"--now"}, o.now) || a.option({"--builtin"}, o.builtin))
       continue;
     if (a.flag({"-h", "--help"})) {
       usage(stdout);
@@ -64,8 +67,8 @@ Options parse(int argc, char** argv) {
     }
     if (!a.model(o.model)) a.unknown();
   }
-  if (o.template_path.empty() == o.model.empty())
-    throw tools::ArgError("give one of --template FILE.jinja and -m MODEL.gguf");
+  if (!o.template_path.empty() + !o.model.empty() + !o.builtin.empty() != 1)
+    throw tools::ArgError("give one of --template FILE.jinja, -m MODEL.gguf and --builtin NAME");
   if (o.conversation.empty()) throw tools::ArgError("no conversation given (--conversation CONV.json)");
   if (!o.now.empty()) parse_now(o.now);  // a usage error before any work
   return o;
@@ -84,6 +87,8 @@ int render(const Options& o) {
   std::string source;
   if (!o.template_path.empty()) {
     source = read_file(o.template_path);
+  } else if (!o.builtin.empty()) {
+    source = std::string(engine::chat::builtin_template(o.builtin));
   } else {
     const gguf::File file = gguf::File::open(o.model);
     auto text = file.find_string("tokenizer.chat_template");

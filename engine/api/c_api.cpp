@@ -52,6 +52,7 @@ const char* engine_status_name(engine_status s) {
     case ENGINE_ERR_INTERNAL: return "internal error";
     case ENGINE_ERR_ABORTED: return "aborted";
     case ENGINE_ERR_FILE: return "saved session file";
+    case ENGINE_ERR_TEMPLATE: return "chat template";
   }
   return "unknown status";
 }

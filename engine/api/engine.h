@@ -43,7 +43,8 @@ typedef enum engine_status {
   ENGINE_ERR_OUT_OF_MEMORY = 9,
   ENGINE_ERR_INTERNAL = 10,
   ENGINE_ERR_ABORTED = 11, /* the session's abort callback stopped the evaluation */
-  ENGINE_ERR_FILE = 12     /* a saved session cannot be written or read, or does not fit this session */
+  ENGINE_ERR_FILE = 12,    /* a saved session cannot be written or read, or does not fit this session */
+  ENGINE_ERR_TEMPLATE = 13 /* the chat template does not parse, fails, or raised (its own message) */
 } engine_status;
 
 typedef struct engine_model engine_model;
@@ -258,6 +259,104 @@ engine_status engine_sampler_free(engine_sampler* sampler);
 engine_status engine_sample(engine_sampler* sampler, engine_session* session, int32_t* token);
 /* Records a context token (e.g. the prompt) for the repetition penalty. */
 engine_status engine_sampler_accept(engine_sampler* sampler, int32_t token);
+
+/* ---- chat ----
+ * A conversation as messages, rendered into a prompt by a chat template: the
+ * model's tokenizer.chat_template (Jinja, rendered by the engine's own
+ * renderer as Hugging Face's apply_chat_template renders it), or a built-in
+ * one by name: "chatml", "llama3" (3.1 and later), "gemma", "phi3". A model
+ * without a template gets "chatml". Strings are UTF-8 and NUL-terminated; NULL
+ * stands for "" (and for "none" where said). */
+typedef struct engine_chat_tool_call {
+  const char* id;        /* NULL: none */
+  const char* name;
+  const char* arguments; /* a JSON object, e.g. {"city": "Paris"}; NULL: {} */
+} engine_chat_tool_call;
+
+typedef struct engine_chat_message {
+  const char* role;    /* "system", "user", "assistant", "tool", ... */
+  const char* content;
+  const engine_chat_tool_call* tool_calls; /* an assistant's calls (n_tool_calls of them) */
+  size_t n_tool_calls;
+  const char* tool_call_id; /* a tool result: the call it answers; NULL: none */
+  const char* name;         /* a tool result: the tool's name; NULL: none */
+} engine_chat_message;
+
+typedef struct engine_chat_params {
+  const char* template_name;  /* NULL: the model's template; or a built-in's name */
+  const char* template_text;  /* NULL; or a Jinja template of the app's own, over both */
+  bool add_generation_prompt; /* open the assistant's turn (true in engine_chat_default_params) */
+  const char* tools;          /* NULL; or a JSON array of tool schemas (OpenAI's "function" shape) */
+  const char* variables;      /* NULL; or a JSON object of further variables, e.g. {"enable_thinking": false} */
+} engine_chat_params;
+
+engine_chat_params engine_chat_default_params(void);
+/* The built-in templates' names: *n gets the count; names[i] for i < capacity
+ * (static strings). */
+engine_status engine_chat_builtin_templates(const char** names, size_t capacity, size_t* n);
+/* Renders messages[0..n) into the prompt text, bos_token and eos_token being
+ * the model's. *len gets its size; it is written to buf (NUL-terminated) when
+ * len + 1 <= capacity, else ENGINE_ERR_BUFFER_TOO_SMALL. params NULL: the
+ * defaults. A template that does not parse or fails is ENGINE_ERR_TEMPLATE
+ * with the line and column; one that raises (raise_exception("...")) is
+ * ENGINE_ERR_TEMPLATE with its message. A tool call's arguments, the tools or
+ * the variables that are not JSON of the right shape are
+ * ENGINE_ERR_INVALID_ARGUMENT naming the message or option. */
+engine_status engine_chat_render(const engine_model* model, const engine_chat_message* messages, size_t n,
+                                 const engine_chat_params* params, char* buf, size_t capacity, size_t* len);
+/* A chat turn: renders the messages (as engine_chat_render), tokenizes the
+ * prompt (special tokens' texts as those tokens, BOS first when the model adds
+ * one and the template did not write it) and evaluates it with
+ * engine_prefill_prompt: the session's tokens the prompt begins with (the
+ * previous turns) are reused, the rest dropped, and only the new tokens are
+ * evaluated. *n_prompt (may be NULL) gets the prompt's tokens, *n_reused (may
+ * be NULL) those reused. A render error changes nothing in the session. */
+engine_status engine_chat_prefill(engine_session* session, const engine_chat_message* messages, size_t n,
+                                  const engine_chat_params* params, size_t* n_prompt, size_t* n_reused);
+
+/* Receives the reply's text as it is generated: len bytes (not
+ * NUL-terminated, valid only during the call), always whole UTF-8 characters.
+ * Return false to stop the reply. It must not call the engine on this session. */
+typedef bool (*engine_chat_text_callback)(const char* text, size_t len, void* user_data);
+
+typedef struct engine_chat_generate_params {
+  uint32_t max_tokens;     /* 0: until the context is full */
+  const char* const* stop; /* n_stop stop strings (UTF-8), or NULL */
+  size_t n_stop;
+  engine_chat_text_callback on_text; /* NULL: nothing is streamed */
+  void* user_data;
+} engine_chat_generate_params;
+
+typedef enum engine_chat_stop_reason {
+  ENGINE_CHAT_END_OF_GENERATION = 0, /* the model's end-of-generation token (EOS, EOT, <|im_end|>, ...) */
+  ENGINE_CHAT_STOP_STRING = 1,       /* one of the stop strings */
+  ENGINE_CHAT_MAX_TOKENS = 2,
+  ENGINE_CHAT_CALLBACK = 3,          /* on_text returned false */
+  ENGINE_CHAT_CONTEXT_FULL = 4
+} engine_chat_stop_reason;
+
+typedef struct engine_chat_result {
+  uint32_t n_tokens; /* tokens of the reply evaluated into the session */
+  engine_chat_stop_reason reason;
+} engine_chat_result;
+
+engine_chat_generate_params engine_chat_default_generate_params(void);
+/* Generates the reply after engine_chat_prefill (or any evaluation): samples
+ * with `sampler`, evaluates each token and streams its text to on_text until
+ * a stop. The text of a stop string is never streamed, nor anything after it:
+ * text that may begin a stop string is held back until the next tokens
+ * complete it (the reply ends there) or rule it out (the text is streamed).
+ * Bytes of a character split across tokens are held until it completes; an
+ * ill-formed sequence is streamed as U+FFFD. The end-of-generation token and
+ * the token that completed a stop string are not evaluated, so the session
+ * holds the prompt and the reply; the next turn's engine_chat_prefill with the
+ * reply as an assistant message reuses them. *result (may be NULL) gets the
+ * tokens evaluated and why the reply ended, also when an evaluation fails or
+ * the abort callback stops it (ENGINE_ERR_ABORTED; see
+ * engine_session_set_abort). A stop string that is not valid UTF-8 is
+ * ENGINE_ERR_INVALID_ARGUMENT. */
+engine_status engine_chat_generate(engine_session* session, engine_sampler* sampler,
+                                   const engine_chat_generate_params* params, engine_chat_result* result);
 
 #ifdef __cplusplus
 }

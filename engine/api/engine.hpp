@@ -3,6 +3,8 @@
 // sizes. Same threading rules as the C API.
 #pragma once
 
+#include <exception>
+#include <functional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -32,6 +34,79 @@ inline void check(engine_status s) {
 inline void set_log_level(engine_log_level level) { check(engine_set_log_level(level)); }
 inline void set_log_callback(engine_log_callback callback, void* user = nullptr) {
   check(engine_set_log_callback(callback, user));
+}
+
+// ---- chat (engine.h, "chat") ----
+// Message and ToolCall have the shape of engine::chat's, kept apart: the
+// wrapper depends on engine.h alone, so an app calls only the C functions.
+struct ToolCall {
+  std::string id;         // "" for none
+  std::string name;
+  std::string arguments;  // a JSON object's text
+};
+struct Message {
+  std::string role;  // "system", "user", "assistant", "tool", ...
+  std::string content;
+  std::vector<ToolCall> tool_calls;  // an assistant's calls
+  std::string tool_call_id;          // a tool result: the call it answers ("" for none)
+  std::string name;                  // a tool result: the tool's name ("" for none)
+};
+struct ChatOptions {
+  std::string template_name;  // "": the model's template (ChatML when it has none); or a built-in's name
+  std::string template_text;  // "": none; or a Jinja template of the app's own
+  bool add_generation_prompt = true;
+  std::string tools;      // "" or a JSON array of tool schemas
+  std::string variables;  // "" or a JSON object of further template variables
+};
+// What a chat turn's prefill did: the prompt's tokens and those reused.
+struct ChatPrompt {
+  size_t n_prompt = 0, n_reused = 0;
+};
+struct GenerateOptions {
+  uint32_t max_tokens = 0;  // 0: until the context is full
+  std::vector<std::string> stop;
+};
+struct Reply {
+  std::string text;  // what was streamed: the reply without the stop string
+  uint32_t n_tokens = 0;
+  engine_chat_stop_reason reason = ENGINE_CHAT_END_OF_GENERATION;
+};
+// Receives each piece of the reply (whole UTF-8 characters); false stops it.
+using TextCallback = std::function<bool(std::string_view)>;
+
+namespace detail {
+// Messages as the C API takes them, pointing into `messages` (which must outlive it).
+class CMessages {
+ public:
+  explicit CMessages(const std::vector<Message>& messages) : calls_(messages.size()) {
+    for (size_t i = 0; i < messages.size(); ++i) {
+      const Message& m = messages[i];
+      for (const ToolCall& c : m.tool_calls) calls_[i].push_back({c.id.c_str(), c.name.c_str(), c.arguments.c_str()});
+      c_.push_back({m.role.c_str(), m.content.c_str(), calls_[i].data(), calls_[i].size(), m.tool_call_id.c_str(),
+                    m.name.c_str()});
+    }
+  }
+  const engine_chat_message* data() const { return c_.data(); }
+  size_t size() const { return c_.size(); }
+
+ private:
+  std::vector<std::vector<engine_chat_tool_call>> calls_;
+  std::vector<engine_chat_message> c_;
+};
+inline const char* or_null(const std::string& s) { return s.empty() ? nullptr : s.c_str(); }
+inline engine_chat_params c_params(const ChatOptions& o) {
+  return engine_chat_params{or_null(o.template_name), or_null(o.template_text), o.add_generation_prompt,
+                            or_null(o.tools), or_null(o.variables)};
+}
+}  // namespace detail
+
+// The built-in chat templates' names.
+inline std::vector<std::string> builtin_chat_templates() {
+  size_t n = 0;
+  check(engine_chat_builtin_templates(nullptr, 0, &n));
+  std::vector<const char*> names(n);
+  check(engine_chat_builtin_templates(names.data(), names.size(), &n));
+  return {names.begin(), names.end()};
 }
 
 template <class Handle, engine_status (*Free)(Handle*)>
@@ -95,6 +170,22 @@ class Model {
     out.resize(n);
     return out;
   }
+  // The prompt of a conversation (engine_chat_render). A template's error
+  // throws Error with ENGINE_ERR_TEMPLATE and its message.
+  std::string render_chat(const std::vector<Message>& messages, const ChatOptions& options = {}) const {
+    const detail::CMessages c(messages);
+    const engine_chat_params p = detail::c_params(options);
+    std::string out(256, '\0');
+    size_t n = 0;
+    engine_status s = engine_chat_render(get(), c.data(), c.size(), &p, out.data(), out.size(), &n);
+    if (s == ENGINE_ERR_BUFFER_TOO_SMALL) {
+      out.resize(n + 1);
+      s = engine_chat_render(get(), c.data(), c.size(), &p, out.data(), out.size(), &n);
+    }
+    check(s);
+    out.resize(n);
+    return out;
+  }
 
  private:
   Owned<engine_model, engine_model_free> h_;
@@ -125,6 +216,15 @@ class Session {
     size_t reused = 0;
     check(engine_prefill_prompt(get(), tokens.data(), tokens.size(), &reused));
     return reused;
+  }
+  // A chat turn's prompt, evaluating only what the session does not hold yet
+  // (engine_chat_prefill).
+  ChatPrompt prefill_chat(const std::vector<Message>& messages, const ChatOptions& options = {}) {
+    const detail::CMessages c(messages);
+    const engine_chat_params p = detail::c_params(options);
+    ChatPrompt out;
+    check(engine_chat_prefill(get(), c.data(), c.size(), &p, &out.n_prompt, &out.n_reused));
+    return out;
   }
   // Keeps the first n tokens (engine_session_truncate).
   void truncate(uint32_t n) { check(engine_session_truncate(get(), n)); }
@@ -173,9 +273,79 @@ class Sampler {
     return t;
   }
   void accept(int32_t token) { check(engine_sampler_accept(h_.get(), token)); }
+  engine_sampler* get() const { return h_.get(); }
 
  private:
   Owned<engine_sampler, engine_sampler_free> h_;
+};
+
+// Generates a reply after a prefill (engine_chat_generate), streaming its
+// pieces to on_text. An exception thrown by on_text stops the reply and is
+// rethrown here; an engine error throws Error.
+inline Reply generate(Session& session, Sampler& sampler, const GenerateOptions& options = {},
+                      const TextCallback& on_text = {}) {
+  struct State {
+    const TextCallback* on_text;
+    Reply reply;
+    std::exception_ptr error;
+  } state{&on_text, {}, nullptr};
+  std::vector<const char*> stops;
+  for (const std::string& s : options.stop) stops.push_back(s.c_str());
+  engine_chat_generate_params p = engine_chat_default_generate_params();
+  p.max_tokens = options.max_tokens;
+  p.stop = stops.data();
+  p.n_stop = stops.size();
+  p.user_data = &state;
+  p.on_text = [](const char* text, size_t len, void* user) {
+    auto* st = static_cast<State*>(user);
+    try {
+      st->reply.text.append(text, len);
+      return !*st->on_text || (*st->on_text)(std::string_view(text, len));
+    } catch (...) {
+      st->error = std::current_exception();  // never across the C API
+      return false;
+    }
+  };
+  engine_chat_result result{};
+  const engine_status s = engine_chat_generate(session.get(), sampler.get(), &p, &result);
+  if (state.error) std::rethrow_exception(state.error);
+  check(s);
+  state.reply.n_tokens = result.n_tokens;
+  state.reply.reason = result.reason;
+  return std::move(state.reply);
+}
+
+// A multi-turn chat on one session: the conversation so far, each turn
+// prefilling only what the session does not hold (the previous turns stay in
+// its cache) and adding the reply to the conversation.
+class Chat {
+ public:
+  Chat(Session& session, Sampler& sampler, ChatOptions options = {}, std::string system_prompt = {})
+      : session_(session), sampler_(sampler), options_(std::move(options)) {
+    if (!system_prompt.empty()) messages_.push_back({"system", std::move(system_prompt), {}, {}, {}});
+  }
+  // The user's message in, the assistant's reply out (streamed to on_text).
+  Reply say(std::string user_text, const GenerateOptions& generate_options = {}, const TextCallback& on_text = {}) {
+    messages_.push_back({"user", std::move(user_text), {}, {}, {}});
+    return respond(generate_options, on_text);
+  }
+  // A reply to the conversation as it stands (e.g. after a tool result was added).
+  Reply respond(const GenerateOptions& generate_options = {}, const TextCallback& on_text = {}) {
+    last_prompt_ = session_.prefill_chat(messages_, options_);
+    Reply reply = generate(session_, sampler_, generate_options, on_text);
+    messages_.push_back({"assistant", reply.text, {}, {}, {}});
+    return reply;
+  }
+  std::vector<Message>& messages() { return messages_; }
+  // The last turn's prefill: prompt tokens and those reused from the session.
+  const ChatPrompt& last_prompt() const { return last_prompt_; }
+
+ private:
+  Session& session_;
+  Sampler& sampler_;
+  ChatOptions options_;
+  std::vector<Message> messages_;
+  ChatPrompt last_prompt_;
 };
 
 }  // namespace engine::api

@@ -32,17 +32,7 @@ std::string Tokenizer::StreamDecoder::push(int32_t id) {
   pending_ += piece;
 
   std::string out;
-  size_t pos = 0;
-  while (pos < pending_.size()) {
-    const unicode::Utf8Step step = unicode::decode_utf8(pending_, pos);
-    if (step.kind == unicode::Utf8Step::incomplete) break;  // wait for the rest
-    if (step.kind == unicode::Utf8Step::complete) {
-      out.append(pending_, pos, step.length);
-    } else {
-      out += kReplacement;
-    }
-    pos += step.length;
-  }
+  const size_t pos = unicode::append_complete_utf8(pending_, out);
   pending_.erase(0, pos);
   return out;
 }

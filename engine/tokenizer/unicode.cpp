@@ -112,6 +112,21 @@ void append_utf8(std::string& out, uint32_t cp) {
   }
 }
 
+size_t append_complete_utf8(std::string_view s, std::string& out) {
+  size_t pos = 0;
+  while (pos < s.size()) {
+    const Utf8Step step = decode_utf8(s, pos);
+    if (step.kind == Utf8Step::incomplete) break;  // wait for the rest
+    if (step.kind == Utf8Step::complete) {
+      out.append(s, pos, step.length);
+    } else {
+      append_utf8(out, kReplacementChar);
+    }
+    pos += step.length;
+  }
+  return pos;
+}
+
 uint32_t byte_to_codepoint(uint8_t byte) { return byte_alphabet().to_cp[byte]; }
 
 int codepoint_to_byte(uint32_t cp) {

@@ -58,6 +58,12 @@ Utf8Step decode_utf8(std::string_view s, size_t pos);
 
 void append_utf8(std::string& out, uint32_t cp);  // cp <= 0x10FFFF
 
+// Appends the complete characters at the front of `s` to `out`, each maximal
+// ill-formed subpart as U+FFFD; returns the bytes consumed. What is left is
+// the start of an unfinished character (at most 3 bytes), for streaming text
+// whose characters may be split across pieces.
+size_t append_complete_utf8(std::string_view s, std::string& out);
+
 // GPT-2's byte-level alphabet: each byte maps to a printable code point (bytes
 // that are printable Latin-1 map to themselves, the others to U+0100 + n).
 uint32_t byte_to_codepoint(uint8_t byte);

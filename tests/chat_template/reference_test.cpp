@@ -13,6 +13,7 @@
 
 #include "engine/chat_template/chat_template.h"
 #include "engine/chat_template/json.h"
+#include "tests/support/frozen_clock.h"
 #include "tests/support/json.h"
 #include "tests/support/shared_data.h"
 
@@ -51,18 +52,6 @@ std::string read(const fs::path& path) {
   return s.str();
 }
 
-// make_expected.py's frozen clock: 2024-07-26 12:00:00 (a Friday, day 208).
-std::tm frozen_now() {
-  std::tm tm{};
-  tm.tm_year = 2024 - 1900;
-  tm.tm_mon = 6;
-  tm.tm_mday = 26;
-  tm.tm_hour = 12;
-  tm.tm_wday = 5;
-  tm.tm_yday = 207;
-  return tm;
-}
-
 class Reference : public ::testing::TestWithParam<Case> {};
 
 TEST_P(Reference, RendersAsJinja2) {
@@ -81,7 +70,7 @@ TEST_P(Reference, RendersAsJinja2) {
   const ct::Value variables =
       ct::conversation_variables(ct::parse_json(read(root / "conversations" / (c.conversation + ".json"))));
   ct::Options options;
-  options.now = frozen_now;
+  options.now = engine_test::frozen_now;
   if (want.has("output")) {
     std::string got;
     try {

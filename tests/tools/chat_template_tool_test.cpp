@@ -1,7 +1,8 @@
 // chat-template as a user runs it: the prompt on stdout byte for byte (no
 // newline added), a template's raised error on stderr with exit code 1, the
 // template taken from a GGUF's tokenizer.chat_template with -m, a frozen clock
-// with --now, usage errors with exit code 2.
+// with --now, the engine's built-in templates with --builtin, usage errors
+// with exit code 2.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -70,6 +71,21 @@ TEST_F(ChatTemplateTool, TakesTheTemplateFromAGguf) {
   EXPECT_NE(o.err.find("has no tokenizer.chat_template"), std::string::npos) << o.err;
 }
 
+TEST_F(ChatTemplateTool, RendersABuiltinTemplate) {
+  auto o = tool_test::run(tool("chat-template"), {"--builtin", "llama3", "--conversation", path("conv.json"), "--now",
+                                                  "2024-07-26"});
+  EXPECT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(o.out,
+            "<s><|start_header_id|>system<|end_header_id|>\n\nCutting Knowledge Date: December 2023\n"
+            "Today Date: 26 Jul 2024\n\nBe brief.<|eot_id|><|start_header_id|>user<|end_header_id|>\n\nHi é<|eot_id|>"
+            "<|start_header_id|>assistant<|end_header_id|>\n\n");
+  o = tool_test::run(tool("chat-template"), {"--builtin", "vicuna", "--conversation", path("conv.json")});
+  EXPECT_EQ(o.exit_code, 1);
+  EXPECT_NE(o.err.find("no built-in chat template named 'vicuna' (known: chatml, llama3, gemma, phi3)"),
+            std::string::npos)
+      << o.err;
+}
+
 TEST_F(ChatTemplateTool, NowFreezesStrftimeNow) {
   write(dir_ / "date.jinja", "{{ strftime_now('%d %b %Y, %A') }}");
   const auto o = tool_test::run(tool("chat-template"), {"--template", path("date.jinja"), "--conversation",
@@ -81,7 +97,10 @@ TEST_F(ChatTemplateTool, NowFreezesStrftimeNow) {
 TEST_F(ChatTemplateTool, BadInputIsAClearError) {
   auto o = tool_test::run(tool("chat-template"), {"--conversation", path("conv.json")});
   EXPECT_EQ(o.exit_code, 2);
-  EXPECT_NE(o.err.find("give one of --template FILE.jinja and -m MODEL.gguf"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("give one of --template FILE.jinja, -m MODEL.gguf and --builtin NAME"), std::string::npos)
+      << o.err;
+  o = tool_test::run(tool("chat-template"), {"--builtin", "chatml", "-m", "x.gguf", "--conversation", path("conv.json")});
+  EXPECT_EQ(o.exit_code, 2);
 
   write(dir_ / "bad.json", R"({"messages": [}")");
   write(dir_ / "t.jinja", kTemplate);

@@ -1,0 +1,69 @@
+#include "engine/chat/turn.h"
+
+#include "engine/chat/builtin_templates.h"
+#include "engine/chat/text_stream.h"
+#include "engine/support/error.h"
+
+namespace engine::chat {
+
+std::string template_source(const gguf::File& file, std::string_view name, std::string_view source) {
+  if (!source.empty()) return std::string(source);
+  if (!name.empty()) return std::string(builtin_template(name));
+  if (const auto text = file.find_string("tokenizer.chat_template")) return std::string(*text);
+  return std::string(builtin_template("chatml"));  // what most small chat models were tuned on
+}
+
+std::string render_prompt(const gguf::File& file, const Tokenizer& tokenizer, std::span<const Message> messages,
+                          std::string_view template_name, std::string_view template_text, RenderOptions options) {
+  const chat_template::Template tmpl(template_source(file, template_name, template_text));
+  options.bos_token = tokenizer.bos() >= 0 ? std::string(tokenizer.token_text(tokenizer.bos())) : "";
+  options.eos_token = tokenizer.eos() >= 0 ? std::string(tokenizer.token_text(tokenizer.eos())) : "";
+  return render(tmpl, messages, options);
+}
+
+std::vector<int32_t> prompt_tokens(const Tokenizer& tokenizer, std::string_view prompt) {
+  bool add_bos = tokenizer.add_bos() && tokenizer.bos() >= 0;
+  if (add_bos && prompt.starts_with(tokenizer.token_text(tokenizer.bos()))) add_bos = false;
+  return tokenizer.encode(prompt, add_bos, /*parse_special=*/true);
+}
+
+void generate(Session& session, Sampler& sampler, const Tokenizer& tokenizer, const GenerateOptions& options,
+              GenerateResult& result) {
+  result = GenerateResult{};
+  if (session.logits().empty()) throw Error("no logits to sample from: prefill the prompt first");
+  const size_t n_vocab = static_cast<size_t>(tokenizer.n_vocab());
+  TextStream stream(options.stops);
+  auto emit = [&](const std::string& text) { return text.empty() || !options.on_text || options.on_text(text); };
+  for (;;) {
+    if (options.max_tokens != 0 && result.n_tokens >= options.max_tokens) {
+      result.reason = StopReason::max_tokens;
+      break;
+    }
+    const std::span<const float> logits = session.logits();
+    const int32_t token = sampler.sample(logits.subspan(logits.size() - n_vocab));
+    sampler.accept(token);
+    if (tokenizer.is_end_of_generation(token)) {
+      result.reason = StopReason::end_of_generation;
+      break;
+    }
+    if (session.n_past() >= session.n_ctx()) {
+      result.reason = StopReason::context_full;
+      break;
+    }
+    const std::string text = stream.push(tokenizer.token_piece(token));
+    if (stream.stopped()) {
+      result.reason = StopReason::stop_string;
+      if (!emit(text)) result.reason = StopReason::callback;
+      return;
+    }
+    session.eval({&token, 1});
+    ++result.n_tokens;
+    if (!emit(text)) {
+      result.reason = StopReason::callback;
+      return;
+    }
+  }
+  if (!emit(stream.finish())) result.reason = StopReason::callback;
+}
+
+}  // namespace engine::chat
