@@ -58,6 +58,13 @@ void decode_q4_0(const uint8_t* p, size_t r, uint8_t* out) {
   std::memcpy(out, &b, sizeof b);
 }
 
+void decode_iq4_nl(const uint8_t* p, size_t r, uint8_t* out) {
+  ref::BlockIQ4_NL b;
+  std::memcpy(&b.d, p + 2 * r, 2);
+  for (size_t i = 0; i < 16; ++i) b.qs[i] = p[8 + 32 * (r / 2) + 16 * (i / 8) + 8 * (r % 2) + i % 8];
+  std::memcpy(out, &b, sizeof b);
+}
+
 void decode_q8_0(const uint8_t* p, size_t r, uint8_t* out) {
   ref::BlockQ8_0 b;
   std::memcpy(&b.d, p + 2 * r, 2);
@@ -179,7 +186,7 @@ TEST_P(I8mmLayout, PackedSizeIsTheFileSizePaddedToWholeTiles) {
 
 INSTANTIATE_TEST_SUITE_P(Types, I8mmLayout,
                          ::testing::Values(Case{GgmlType::Q4_0, decode_q4_0}, Case{GgmlType::Q8_0, decode_q8_0},
-                                           Case{GgmlType::Q5_0, decode_q5_0},
+                                           Case{GgmlType::Q5_0, decode_q5_0}, Case{GgmlType::IQ4_NL, decode_iq4_nl},
                                            Case{GgmlType::Q4_K, decode_offset_k<ref::BlockQ4_K>},
                                            Case{GgmlType::Q5_K, decode_offset_k<ref::BlockQ5_K>},
                                            Case{GgmlType::Q6_K, decode_q6_k}),

@@ -53,6 +53,39 @@ struct TileWeights {
   float32x4_t d;      // the 4 rows' scales
 };
 
+// load and load_next of a 4-bit format whose tile block is the scales and
+// 64 bytes of nibble pairs (Q4_0, IQ4_NL): Rhs gives the codes of 16 low
+// (kHigh false) or high nibbles, Rhs::nibbles<kHigh>(uint8x16_t).
+template <class Rhs>
+struct NibbleLoads {
+  static constexpr size_t kChunks = 2;
+
+  // Chunks 0, 1 are the low nibbles of halves 0, 1 (elements 8g..), chunks
+  // 2, 3 their high nibbles (16 + 8g..).
+  __attribute__((always_inline)) static TileWeights decode(float32x4_t d, uint8x16x4_t nib) {
+    TileWeights r;
+    r.d = d;
+    for (int q = 0; q < 2; ++q) {
+      const uint8x16_t g0 = nib.val[2 * q], g1 = nib.val[2 * q + 1];
+      r.w[q][0] = Rhs::template nibbles<false>(g0);
+      r.w[q][1] = Rhs::template nibbles<false>(g1);
+      r.w[q][2] = Rhs::template nibbles<true>(g0);
+      r.w[q][3] = Rhs::template nibbles<true>(g1);
+    }
+    return r;
+  }
+
+  static TileWeights load(const uint8_t* p) { return decode(load_f16x4(p), vld1q_u8_x4(p + 8)); }
+
+  // load(p) with post-indexed loads (p += 72).
+  static TileWeights load_next(const uint8_t*& p) {
+    const float32x4_t d = load_f16x4_post(p);
+    const uint8x16x4_t nib = vld1q_u8_x4(p);
+    p += 64;
+    return decode(d, nib);
+  }
+};
+
 // P pairs of activation rows (P = 4: 8 rows, P = 1: 2 rows) x 4 weight rows.
 template <class Rhs, int P>
 void q8_0_tile(size_t nb, const uint8_t* lhs, size_t pair_bytes, const uint8_t* rhs, float* y, size_t ldy, size_t rows,
