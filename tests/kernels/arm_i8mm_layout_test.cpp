@@ -65,6 +65,25 @@ void decode_iq4_nl(const uint8_t* p, size_t r, uint8_t* out) {
   std::memcpy(out, &b, sizeof b);
 }
 
+void decode_iq4_xs(const uint8_t* p, size_t r, uint8_t* out) {
+  ref::BlockIQ4_XS b{};
+  std::memcpy(&b.d, p + 2 * r, 2);
+  const uint8_t* sc = p + 8;  // a[16], then b[8]
+  for (size_t j = 0; j < 8; ++j) {
+    const size_t i = 4 * j + r;
+    const unsigned s = i < 16 ? sc[i] >> 2 : (sc[i - 16] & 3u) | ((sc[16 + (i - 16) % 8] >> (4 * ((i - 16) / 8))) & 15u) << 2;
+    const unsigned ls = s ^ 32u;
+    b.scales_l[j / 2] = static_cast<uint8_t>(b.scales_l[j / 2] | (ls & 15u) << (4 * (j % 2)));
+    b.scales_h = static_cast<uint16_t>(b.scales_h | (ls >> 4) << (2 * j));
+  }
+  for (size_t j = 0; j < 8; ++j) {  // sub-block j as an IQ4_NL block whose codes start at 32 + 64j
+    ref::BlockIQ4_NL nl;
+    decode_iq4_nl(p + 24 + 64 * j, r, reinterpret_cast<uint8_t*>(&nl));
+    std::memcpy(b.qs + 16 * j, nl.qs, 16);
+  }
+  std::memcpy(out, &b, sizeof b);
+}
+
 void decode_q8_0(const uint8_t* p, size_t r, uint8_t* out) {
   ref::BlockQ8_0 b;
   std::memcpy(&b.d, p + 2 * r, 2);
@@ -187,6 +206,7 @@ TEST_P(I8mmLayout, PackedSizeIsTheFileSizePaddedToWholeTiles) {
 INSTANTIATE_TEST_SUITE_P(Types, I8mmLayout,
                          ::testing::Values(Case{GgmlType::Q4_0, decode_q4_0}, Case{GgmlType::Q8_0, decode_q8_0},
                                            Case{GgmlType::Q5_0, decode_q5_0}, Case{GgmlType::IQ4_NL, decode_iq4_nl},
+                                           Case{GgmlType::IQ4_XS, decode_iq4_xs},
                                            Case{GgmlType::Q4_K, decode_offset_k<ref::BlockQ4_K>},
                                            Case{GgmlType::Q5_K, decode_offset_k<ref::BlockQ5_K>},
                                            Case{GgmlType::Q6_K, decode_q6_k}),

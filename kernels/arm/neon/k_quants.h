@@ -35,6 +35,7 @@
 #include "kernels/arm/neon/packed.h"
 #include "kernels/arm/neon/super_block_tile.h"
 #include "kernels/arm/fifth_bits.h"
+#include "kernels/arm/iq4_codes.h"
 #include "kernels/arm/neon/tile.h"
 #include "kernels/ref/blocks.h"
 
@@ -250,6 +251,34 @@ struct OffsetKType : SuperBlockType<kQ5 ? gguf::GgmlType::Q5_K : gguf::GgmlType:
     if constexpr (kQ5) return fifth_bit_codes<kHalf>(raw, planes.v[plane], bit);
     return vreinterpretq_s8_u8(kHalf == 0 ? vandq_u8(raw, vdupq_n_u8(0x0F)) : vshrq_n_u8(raw, 4));
   }
+};
+
+// IQ4_XS's packed super-block of a group: the fields and the 24 bytes of
+// scales (arm/iq4_codes.h) in both tiers, the codes of sub-block s in qs[s]
+// in the tier's order (each tier's file documents it).
+struct IQ4XSPacked {
+  uint16_t d[kTileN];
+  uint8_t scales[24];
+  uint8_t qs[8][64];
+};
+static_assert(sizeof(IQ4XSPacked) == kTileN * sizeof(ref::BlockIQ4_XS));
+
+// What the neon and dotprod IQ4_XS decode structs share: the packing of all
+// but the codes, and the scales decoded once per super-block for its quarters
+// (super_block_tile.h's Shared).
+struct IQ4XSType : SuperBlockType<gguf::GgmlType::IQ4_XS, ref::BlockIQ4_XS, IQ4XSPacked>, NoMins {
+  using Shared = IQ4XSScales;
+
+  static void pack_fields(const uint8_t* const* blocks, const ref::BlockIQ4_XS** blk, IQ4XSPacked& p) {
+    std::memset(p.scales, 0, sizeof p.scales);
+    for (size_t c = 0; c < kTileN; ++c) {
+      blk[c] = reinterpret_cast<const ref::BlockIQ4_XS*>(blocks[c]);
+      p.d[c] = blk[c]->d;
+      pack_iq4_xs_scales(*blk[c], c, p.scales);
+    }
+  }
+
+  __attribute__((always_inline)) static Shared shared(const IQ4XSPacked& p) { return decode_iq4_xs_scales(p.scales); }
 };
 
 }  // namespace
