@@ -102,6 +102,29 @@ void decode_q5_0(const uint8_t* p, size_t r, uint8_t* out) {
   std::memcpy(out, &b, sizeof b);
 }
 
+// Q4_1 and Q5_1: the mins m[4] after d[4], then Q4_0's / Q5_0's layout
+// (without Q4_0's XOR) 8 bytes further.
+void decode_q4_1(const uint8_t* p, size_t r, uint8_t* out) {
+  ref::BlockQ4_1 b;
+  std::memcpy(&b.d, p + 2 * r, 2);
+  std::memcpy(&b.m, p + 8 + 2 * r, 2);
+  ref::BlockIQ4_NL codes;  // the same nibble layout
+  decode_iq4_nl(p + 8, r, reinterpret_cast<uint8_t*>(&codes));
+  std::memcpy(b.qs, codes.qs, sizeof b.qs);
+  std::memcpy(out, &b, sizeof b);
+}
+
+void decode_q5_1(const uint8_t* p, size_t r, uint8_t* out) {
+  ref::BlockQ5_1 b;
+  std::memcpy(&b.d, p + 2 * r, 2);
+  std::memcpy(&b.m, p + 8 + 2 * r, 2);
+  ref::BlockQ5_0 q5;
+  decode_q5_0(p + 8, r, reinterpret_cast<uint8_t*>(&q5));
+  std::memcpy(b.qh, q5.qh, sizeof b.qh);
+  std::memcpy(b.qs, q5.qs, sizeof b.qs);
+  std::memcpy(out, &b, sizeof b);
+}
+
 // Q4_K and Q5_K share the fields before qs; Q5_K's inverted qh planes follow
 // the codes (at 576).
 template <class Block>
@@ -207,6 +230,7 @@ INSTANTIATE_TEST_SUITE_P(Types, I8mmLayout,
                          ::testing::Values(Case{GgmlType::Q4_0, decode_q4_0}, Case{GgmlType::Q8_0, decode_q8_0},
                                            Case{GgmlType::Q5_0, decode_q5_0}, Case{GgmlType::IQ4_NL, decode_iq4_nl},
                                            Case{GgmlType::IQ4_XS, decode_iq4_xs},
+                                           Case{GgmlType::Q4_1, decode_q4_1}, Case{GgmlType::Q5_1, decode_q5_1},
                                            Case{GgmlType::Q4_K, decode_offset_k<ref::BlockQ4_K>},
                                            Case{GgmlType::Q5_K, decode_offset_k<ref::BlockQ5_K>},
                                            Case{GgmlType::Q6_K, decode_q6_k}),
