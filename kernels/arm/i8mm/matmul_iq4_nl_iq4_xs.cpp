@@ -85,7 +85,7 @@ __attribute__((always_inline)) inline int32x4_t scale_lanes(const int8x16x2_t& s
   return vshrq_n_s32(vreinterpretq_s32_s8(vqtbl2q_s8(sc, vld1q_u8(index))), 24);
 }
 
-struct IQ4_XS : arm::WeightType<gguf::GgmlType::IQ4_XS, ref::BlockIQ4_XS> {
+struct IQ4_XS : arm::WeightType<gguf::GgmlType::IQ4_XS, ref::BlockIQ4_XS>, k_quant::NoMinsAdd {
   static constexpr size_t kPackedBlockBytes = kXsBlockBytes;
   static constexpr size_t kRowTileStart = 0;
 
@@ -120,12 +120,6 @@ struct IQ4_XS : arm::WeightType<gguf::GgmlType::IQ4_XS, ref::BlockIQ4_XS> {
         for (int q = 0; q < 2; ++q) sum[p][q] = vmlaq_s32(sum[p][q], smmla_chain4(x, t.w[q]), pattern[q]);
       }
     }
-  }
-
-  template <int P>
-  __attribute__((always_inline)) static void add(const uint8_t* w, const uint8_t* a, size_t pair_bytes,
-                                                 const int32x4_t (&sum)[P][2], float (&acc)[P][2][4]) {
-    k_quant::add_scaled<P>(w, a, pair_bytes, sum, acc);
   }
 
   // acc + the super-block (the row's at a, the tile's at w); a advances to

@@ -233,7 +233,7 @@ __attribute__((always_inline)) inline float32x4_t row_block(float32x4_t acc, con
 }
 
 // The kernel's type, for SuperBlockTiles (super_block_tiles.h).
-struct Q6_K : arm::WeightType<gguf::GgmlType::Q6_K, ref::BlockQ6_K, 0.25f> {
+struct Q6_K : arm::WeightType<gguf::GgmlType::Q6_K, ref::BlockQ6_K, 0.25f>, k_quant::NoMinsAdd {
   static constexpr size_t kPackedBlockBytes = i8mm::kPackedBlockBytes;
   static constexpr size_t kRowTileStart = 8;
 
@@ -258,13 +258,6 @@ struct Q6_K : arm::WeightType<gguf::GgmlType::Q6_K, ref::BlockQ6_K, 0.25f> {
       half_chunk<P, 0>(w + bits_offset(c, 0, 0), scales, x, pair_bytes, sum);
       half_chunk<P, 1>(w + bits_offset(c, 2, 0), scales, x, pair_bytes, sum);
     }
-  }
-
-  // acc += float(S) * (d_w * d_a).
-  template <int P>
-  __attribute__((always_inline)) static void add(const uint8_t* w, const uint8_t* a, size_t pair_bytes,
-                                                 const int32x4_t (&sum)[P][2], float (&acc)[P][2][4]) {
-    k_quant::add_scaled<P>(w, a, pair_bytes, sum, acc);
   }
 
   __attribute__((always_inline)) static float32x4_t row_block(float32x4_t acc, const uint8_t*& a, const uint8_t* w8,

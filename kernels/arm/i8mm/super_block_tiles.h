@@ -98,6 +98,15 @@ __attribute__((always_inline)) inline void add_scaled(const uint8_t* w, const ui
   }
 }
 
+// The add of a type with no mins (Q6_K, IQ4_XS), for SuperBlockTiles.
+struct NoMinsAdd {
+  template <int P>
+  __attribute__((always_inline)) static void add(const uint8_t* w, const uint8_t* a, size_t pair_bytes,
+                                                 const int32x4_t (&sum)[P][2], float (&acc)[P][2][4]) {
+    add_scaled<P>(w, a, pair_bytes, sum, acc);
+  }
+};
+
 }  // namespace k_quant
 
 // The kernel of type S, for arm::interleaved_kernel and k_quant::run.
