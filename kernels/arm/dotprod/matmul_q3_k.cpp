@@ -33,7 +33,7 @@ struct RunPlace {
   std::pair<size_t, size_t> operator()(size_t c, size_t i) const { return {i / 4, 4 * c + i % 4}; }
 };
 
-struct Q3_K : arm::Q3KType<RunPlace> {
+struct Q3_K : arm::Q3KType<RunPlace, Q3_K> {
   template <unsigned kT, size_t MR>
   __attribute__((always_inline)) static void sub_block(const Packed& p, size_t g, const arm::Q6KQuarterScales& sc,
                                                        const ref::BlockQ8_K* const* xb, int32x4_t* isum) {
@@ -45,17 +45,6 @@ struct Q3_K : arm::Q3KType<RunPlace> {
       const int32x4_t sub = arm::sdot_runs16(vdupq_n_s32(0), v, vld1q_s8(xb[i]->qs + 16 * (4 * g + kT)));
       isum[i] = vmlaq_s32(isum[i], sub, sc.sc[kT]);
     }
-  }
-
-  // Sub-blocks 4g .. 4g + 3.
-  template <size_t MR>
-  __attribute__((always_inline)) static void quarter(const Packed& p, const Shared& scales, size_t g,
-                                                     const ref::BlockQ8_K* const* xb, int32x4_t* isum) {
-    const arm::Q6KQuarterScales sc = arm::quarter_scales(vld1q_s8(scales.sc[g]));
-    sub_block<0, MR>(p, g, sc, xb, isum);
-    sub_block<1, MR>(p, g, sc, xb, isum);
-    sub_block<2, MR>(p, g, sc, xb, isum);
-    sub_block<3, MR>(p, g, sc, xb, isum);
   }
 };
 

@@ -322,8 +322,9 @@ __attribute__((always_inline)) inline uint8x16_t q3_k_high(const uint8_t* high8)
 }
 
 // The neon and dotprod Q3_K decode structs' common part: the packing (in the
-// tier's Place) and the scales, decoded once per super-block (Shared).
-template <class Place>
+// tier's Place), the scales, decoded once per super-block (Shared), and the
+// quarter, whose sub-blocks the tier's struct T gives (sub_block<kT, MR>).
+template <class Place, class T>
 struct Q3KType : SuperBlockType<gguf::GgmlType::Q3_K, ref::BlockQ3_K, Q3KPacked>, NoMins {
   struct Shared {
     int8_t sc[4][16];  // sc[g][4t + c]
@@ -356,6 +357,17 @@ struct Q3KType : SuperBlockType<gguf::GgmlType::Q3_K, ref::BlockQ3_K, Q3KPacked>
     vst1q_s8(s.sc[2], vshrq_n_s8(vreinterpretq_s8_u8(c), 2));
     vst1q_s8(s.sc[3], vshrq_n_s8(vreinterpretq_s8_u8(six_bit_fourth_high(a, b, c)), 2));
     return s;
+  }
+
+  // Sub-blocks 4g .. 4g + 3.
+  template <size_t MR>
+  __attribute__((always_inline)) static void quarter(const Q3KPacked& p, const Shared& scales, size_t g,
+                                                     const ref::BlockQ8_K* const* xb, int32x4_t* isum) {
+    const Q6KQuarterScales sc = quarter_scales(vld1q_s8(scales.sc[g]));
+    T::template sub_block<0, MR>(p, g, sc, xb, isum);
+    T::template sub_block<1, MR>(p, g, sc, xb, isum);
+    T::template sub_block<2, MR>(p, g, sc, xb, isum);
+    T::template sub_block<3, MR>(p, g, sc, xb, isum);
   }
 };
 
