@@ -36,6 +36,7 @@
 #include "kernels/arm/neon/super_block_tile.h"
 #include "kernels/arm/fifth_bits.h"
 #include "kernels/arm/iq4_codes.h"
+#include "kernels/arm/q3_k.h"
 #include "kernels/arm/neon/tile.h"
 #include "kernels/ref/blocks.h"
 
@@ -164,15 +165,6 @@ inline void pack_q6_k_header(const uint8_t* const* blocks, const ref::BlockQ6_K*
   }
 }
 
-// The scales of sub-blocks 4g .. 4g + 3 of the 4 rows: sc[t] by row.
-struct Q6KQuarterScales {
-  int32x4_t sc[4];
-};
-// The same from 16 int8 scales sc8[4t + c].
-__attribute__((always_inline)) inline Q6KQuarterScales quarter_scales(int8x16_t sc8) {
-  const int16x8_t lo = vmovl_s8(vget_low_s8(sc8)), hi = vmovl_high_s8(sc8);
-  return {{vmovl_s16(vget_low_s16(lo)), vmovl_high_s16(lo), vmovl_s16(vget_low_s16(hi)), vmovl_high_s16(hi)}};
-}
 __attribute__((always_inline)) inline Q6KQuarterScales q6_k_quarter_scales(const Q6KPacked& p, size_t g) {
   return quarter_scales(vld1q_s8(p.scales[g]));
 }
@@ -284,80 +276,19 @@ struct IQ4XSType : SuperBlockType<gguf::GgmlType::IQ4_XS, ref::BlockIQ4_XS, IQ4X
   __attribute__((always_inline)) static Shared shared(const IQ4XSPacked& p) { return decode_iq4_xs_scales(p.scales); }
 };
 
-// Q3_K's packed super-block of a group (4 x 110 bytes): the 64 six-bit
-// scales sc - 32 (6-bit two's complement sc ^ 32) bit-packed by pack_six_bit
-// (packed.h) as u_g[4t + c] = sub-block 4g + t of row c; then per quarter g
-// four 16-byte vectors of low code bits (bits 2t, 2t + 1 of a byte: sub-block
-// 4g + t) and, for each, 8 bytes of inverted high bits (bit t of byte k: byte
-// k of the vector, bit 4 + t: byte k + 8). Which element of which row a byte
-// of vector v holds is the tier's order (Place: (row c, element i) -> (v, byte)).
-struct Q3KPacked {
-  uint16_t d[kTileN];
-  uint8_t scales[3][16];
-  uint8_t low[4][4][16];
-  uint8_t high[4][4][8];
-};
-static_assert(sizeof(Q3KPacked) == kTileN * sizeof(ref::BlockQ3_K));
-
-// The code q - 4 (-4..3) of element e of a GGUF Q3_K block as low 2 bits and
-// the high bit: the low bits as Q2_K's (blocks.h), the high bit in hmask.
-inline void q3_k_code(const ref::BlockQ3_K& b, size_t e, unsigned& low2, unsigned& high) {
-  low2 = (b.qs[32 * (e / 128) + e % 32] >> (2 * (e % 128 / 32))) & 3u;
-  high = (b.hmask[e % 32] >> (e / 32)) & 1u;
-}
-
-// The codes q - 4 of sub-block kT of a quarter, 16 at a time, from a vector of
-// low bits and its 8 high-bit bytes widened (hv: byte k's low nibble for
-// bytes k < 8, the high nibble for k + 8): the inverted high bit is the sign
-// of the 3-bit two's complement of q - 4, so SHL, SHL, SRI and SSHR #5 give it.
-template <unsigned kT>
-__attribute__((always_inline)) inline int8x16_t q3_k_codes(uint8x16_t low, uint8x16_t hv) {
-  const uint8x16_t lo2 = kT == 3 ? low : vshlq_n_u8(low, 6 - 2 * kT);  // bits 6-7
-  const uint8x16_t sign = vshlq_n_u8(hv, 7 - kT);                      // bit 7
-  return vshrq_n_s8(vreinterpretq_s8_u8(vsriq_n_u8(sign, lo2, 1)), 5);
-}
-__attribute__((always_inline)) inline uint8x16_t q3_k_high(const uint8_t* high8) {
-  const uint8x8_t h = vld1_u8(high8);
-  return vcombine_u8(h, vshr_n_u8(h, 4));
-}
-
 // The neon and dotprod Q3_K decode structs' common part: the packing (in the
 // tier's Place), the scales, decoded once per super-block (Shared), and the
 // quarter, whose sub-blocks the tier's struct T gives (sub_block<kT, MR>).
 template <class Place, class T>
 struct Q3KType : SuperBlockType<gguf::GgmlType::Q3_K, ref::BlockQ3_K, Q3KPacked>, NoMins {
-  struct Shared {
-    int8_t sc[4][16];  // sc[g][4t + c]
-  };
+  using Shared = Q3KScales;
 
   static void pack(const uint8_t* const* blocks, Q3KPacked& p) {
     std::memset(&p, 0, sizeof p);
-    uint8_t u[4][16];
-    for (size_t c = 0; c < kTileN; ++c) {
-      const auto* b = reinterpret_cast<const ref::BlockQ3_K*>(blocks[c]);
-      p.d[c] = b->d;
-      for (size_t j = 0; j < 16; ++j) u[j / 4][4 * (j % 4) + c] = static_cast<uint8_t>(ref::q3_k_scale(b->scales, j) ^ 32);
-      for (size_t e = 0; e < ref::QK_K; ++e) {
-        const size_t g = e / 64, t = e % 64 / 16, i = e % 16;
-        const auto [v, byte] = Place{}(c, i);
-        unsigned low2, high;
-        q3_k_code(*b, e, low2, high);
-        p.low[g][v][byte] = static_cast<uint8_t>(p.low[g][v][byte] | low2 << (2 * t));
-        p.high[g][v][byte % 8] = static_cast<uint8_t>(p.high[g][v][byte % 8] | (1u - high) << (t + 4 * (byte / 8)));
-      }
-    }
-    for (size_t i = 0; i < 16; ++i) pack_six_bit(u[0][i], u[1][i], u[2][i], u[3][i], p.scales[0][i], p.scales[1][i], p.scales[2][i]);
+    for (size_t c = 0; c < kTileN; ++c) pack_q3_k_row<Place>(*reinterpret_cast<const ref::BlockQ3_K*>(blocks[c]), c, p);
   }
 
-  __attribute__((always_inline)) static Shared shared(const Q3KPacked& p) {
-    const uint8x16_t a = vld1q_u8(p.scales[0]), b = vld1q_u8(p.scales[1]), c = vld1q_u8(p.scales[2]);
-    Shared s;
-    vst1q_s8(s.sc[0], vshrq_n_s8(vreinterpretq_s8_u8(a), 2));
-    vst1q_s8(s.sc[1], vshrq_n_s8(vreinterpretq_s8_u8(b), 2));
-    vst1q_s8(s.sc[2], vshrq_n_s8(vreinterpretq_s8_u8(c), 2));
-    vst1q_s8(s.sc[3], vshrq_n_s8(vreinterpretq_s8_u8(six_bit_fourth_high(a, b, c)), 2));
-    return s;
-  }
+  __attribute__((always_inline)) static Shared shared(const Q3KPacked& p) { return decode_q3_k_scales(p); }
 
   // Sub-blocks 4g .. 4g + 3.
   template <size_t MR>
