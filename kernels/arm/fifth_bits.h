@@ -25,6 +25,17 @@ __attribute__((always_inline)) inline int8x16_t fifth_bit_codes(uint8x16_t raw, 
   return vreinterpretq_s8_u8(vsriq_n_u8(below16, raw, 4));
 }
 
+// The codes q (0..31) themselves, from the same nibbles and plane (Q5_1 on
+// the i8mm tier, where SMMLA takes them as they are): the fifth bit where the
+// inverted one is clear. Three instructions: CMTST, BIC, then BSL or SRI.
+template <size_t kHalf>
+__attribute__((always_inline)) inline int8x16_t fifth_bit_codes_q(uint8x16_t raw, uint8x16_t plane, unsigned bit) {
+  const uint8x16_t below16 = vtstq_u8(plane, vdupq_n_u8(static_cast<uint8_t>(1u << bit)));
+  const uint8x16_t fifth = vbicq_u8(vdupq_n_u8(0x10), below16);
+  if constexpr (kHalf == 0) return vreinterpretq_s8_u8(vbslq_u8(vdupq_n_u8(0x0F), raw, fifth));
+  return vreinterpretq_s8_u8(vsriq_n_u8(fifth, raw, 4));
+}
+
 // One plane of the inverted fifth bits of the 4 rows' Q5_0 blocks of a group
 // (qh[c]: row c's 4 qh bytes, bit e % 8 of byte e / 8 for element e): byte i,
 // bit b holds that of element e of row c, where (i, b) = place(c, e).

@@ -48,6 +48,7 @@ struct WeightType {
   static constexpr gguf::GgmlType kType = kT;
   using GgufBlock = Block;
   static constexpr float kLhsMult = kMult;
+  static constexpr bool kMin = false;  // x = d * q + m (Q4_1, Q5_1): i8mm/block_tiles.h
 };
 
 // The constants of a kernel of weight type T: activations in format LhsT,

@@ -1,7 +1,7 @@
 // The advice run, bench and doctor give when a weight type runs below this
 // CPU's tier: a quantize command to a type that has a kernel here, and the
 // speed-up from measured times per weight. A fallback needs a CPU whose tier
-// lacks a type (Q4_1 has no ARM kernel: every qemu CPU model); elsewhere the
+// lacks a type (Q2_K has no ARM kernel: every qemu CPU model); elsewhere the
 // tests that need one skip, saying so.
 #include <gtest/gtest.h>
 
@@ -19,7 +19,7 @@ namespace {
 
 using gguf::GgmlType;
 
-// A file with a Q4_1 matrix (64 x 256), a Q6_K output (32 x 256) and Q4_1
+// A file with a Q2_K matrix (64 x 256), a Q6_K output (32 x 256) and Q2_K
 // token embeddings, which a token does not multiply.
 std::filesystem::path write_model(const std::filesystem::path& dir) {
   gguf::Writer w;
@@ -30,8 +30,8 @@ std::filesystem::path write_model(const std::filesystem::path& dir) {
     keep.emplace_back(*gguf::row_bytes(type, 256) * rows, uint8_t{0});
     w.add_tensor(name, type, ne, keep.back());
   };
-  add("token_embd.weight", GgmlType::Q4_1, 1000);
-  add("blk.0.ffn_down.weight", GgmlType::Q4_1, 64);
+  add("token_embd.weight", GgmlType::Q2_K, 1000);
+  add("blk.0.ffn_down.weight", GgmlType::Q2_K, 64);
   add("output.weight", GgmlType::Q6_K, 32);
   const auto path = dir / "model.gguf";
   w.write(path.string());
@@ -63,19 +63,19 @@ TEST(FallbackAdvice, AQuantizeCommandToATypeThatRunsHereWithTheSpeedup) {
   const auto& dir = tmp.path;
   const auto path = write_model(dir);
   const gguf::File file = gguf::File::open(path.string());
-  const std::vector<GgmlType> types = {GgmlType::Q4_1, GgmlType::Q6_K};
+  const std::vector<GgmlType> types = {GgmlType::Q2_K, GgmlType::Q6_K};
   const engine::KernelPlan plan = engine::plan_kernels(types);
-  if (!plan.has_fallback()) GTEST_SKIP() << "Q4_1 has a kernel at this CPU's tier: nothing to advise";
+  if (!plan.has_fallback()) GTEST_SKIP() << "Q2_K has a kernel at this CPU's tier: nothing to advise";
   if (plan.kernel_for(GgmlType::Q6_K)->tier == kernels::Tier::ref) GTEST_SKIP() << "Q6_K is on ref here too";
 
   const tools::FallbackAdvice advice = tools::advise_on_fallbacks(file, plan, path.string(), fake_timer);
-  ASSERT_EQ(advice.slow_types, std::vector<std::string>{"Q4_1"});
+  ASSERT_EQ(advice.slow_types, std::vector<std::string>{"Q2_K"});
   ASSERT_FALSE(advice.options.empty());
   const tools::QuantizeAdvice& first = advice.options.front();
   EXPECT_EQ(first.target, "Q4_K_M");
   EXPECT_EQ(first.command, "quantize --allow-requantize " + path.string() + " " + (dir / "model-Q4_K_M.gguf").string() +
                                " Q4_K_M");
-  // 64 x 256 Q4_1 weights at 10 ns and 32 x 256 Q6_K at 1 ns, against all at
+  // 64 x 256 Q2_K weights at 10 ns and 32 x 256 Q6_K at 1 ns, against all at
   // 1 ns: (163840 + 8192) / (16384 + 8192) ns. The embeddings do not count.
   EXPECT_NEAR(first.matmul_ms_now, 1e-6 * (163840 + 8192), 1e-9);
   EXPECT_NEAR(first.matmul_ms_after, 1e-6 * (16384 + 8192), 1e-9);
@@ -83,7 +83,7 @@ TEST(FallbackAdvice, AQuantizeCommandToATypeThatRunsHereWithTheSpeedup) {
 
   const std::vector<std::string> lines = advice.lines();
   ASSERT_GE(lines.size(), 3u);
-  EXPECT_NE(lines[0].find("slow weights: Q4_1 on "), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find("slow weights: Q2_K on "), std::string::npos) << lines[0];
   EXPECT_NE(lines[1].find(first.command + "  (matrix products about 7.0x faster"), std::string::npos) << lines[1];
   EXPECT_NE(lines.back().find("requantizing adds error"), std::string::npos) << lines.back();
 }

@@ -58,6 +58,56 @@ void decode_q4_0(const uint8_t* p, size_t r, uint8_t* out) {
   std::memcpy(out, &b, sizeof b);
 }
 
+void decode_iq4_nl(const uint8_t* p, size_t r, uint8_t* out) {
+  ref::BlockIQ4_NL b;
+  std::memcpy(&b.d, p + 2 * r, 2);
+  for (size_t i = 0; i < 16; ++i) b.qs[i] = p[8 + 32 * (r / 2) + 16 * (i / 8) + 8 * (r % 2) + i % 8];
+  std::memcpy(out, &b, sizeof b);
+}
+
+void decode_iq4_xs(const uint8_t* p, size_t r, uint8_t* out) {
+  ref::BlockIQ4_XS b{};
+  std::memcpy(&b.d, p + 2 * r, 2);
+  const uint8_t* sc = p + 8;  // a[16], then b[8]
+  for (size_t j = 0; j < 8; ++j) {
+    const size_t i = 4 * j + r;
+    const unsigned s = i < 16 ? sc[i] >> 2 : (sc[i - 16] & 3u) | ((sc[16 + (i - 16) % 8] >> (4 * ((i - 16) / 8))) & 15u) << 2;
+    const unsigned ls = s ^ 32u;
+    b.scales_l[j / 2] = static_cast<uint8_t>(b.scales_l[j / 2] | (ls & 15u) << (4 * (j % 2)));
+    b.scales_h = static_cast<uint16_t>(b.scales_h | (ls >> 4) << (2 * j));
+  }
+  for (size_t j = 0; j < 8; ++j) {  // sub-block j as an IQ4_NL block whose codes start at 32 + 64j
+    ref::BlockIQ4_NL nl;
+    decode_iq4_nl(p + 24 + 64 * j, r, reinterpret_cast<uint8_t*>(&nl));
+    std::memcpy(b.qs + 16 * j, nl.qs, 16);
+  }
+  std::memcpy(out, &b, sizeof b);
+}
+
+// arm/q3_k.h's Q3KPacked in the i8mm order (matmul_q3_k.cpp).
+void decode_q3_k(const uint8_t* p, size_t r, uint8_t* out) {
+  ref::BlockQ3_K b{};
+  std::memcpy(&b.d, p + 2 * r, 2);
+  const uint8_t* planes = p + 8;  // the 6-bit scales: three vectors of 16
+  for (size_t j = 0; j < 16; ++j) {
+    const size_t g = j / 4, i = 4 * (j % 4) + r;
+    const unsigned a = planes[i], bb = planes[16 + i], c = planes[32 + i];
+    const unsigned u = g == 0 ? a >> 2 : g == 1 ? bb >> 2 : g == 2 ? c >> 2 : (a & 3) | (bb & 3) << 2 | (c & 3) << 4;
+    const unsigned sc = u ^ 32;
+    b.scales[j % 8] = static_cast<uint8_t>(b.scales[j % 8] | (sc & 15) << (4 * (j / 8)));
+    b.scales[8 + j % 4] = static_cast<uint8_t>(b.scales[8 + j % 4] | (sc >> 4) << (2 * (j / 4)));
+  }
+  for (size_t e = 0; e < 256; ++e) {
+    const size_t g = e / 64, t = e % 64 / 16, i = e % 16;
+    const size_t v = 2 * (r / 2) + i / 8, byte = 8 * (r % 2) + i % 8;
+    const unsigned low2 = (p[56 + 64 * g + 16 * v + byte] >> (2 * t)) & 3u;
+    const unsigned high = 1u - ((p[312 + 32 * g + 8 * v + byte % 8] >> (t + 4 * (byte / 8))) & 1u);
+    b.qs[32 * (e / 128) + e % 32] = static_cast<uint8_t>(b.qs[32 * (e / 128) + e % 32] | low2 << (2 * (e % 128 / 32)));
+    b.hmask[e % 32] = static_cast<uint8_t>(b.hmask[e % 32] | high << (e / 32));
+  }
+  std::memcpy(out, &b, sizeof b);
+}
+
 void decode_q8_0(const uint8_t* p, size_t r, uint8_t* out) {
   ref::BlockQ8_0 b;
   std::memcpy(&b.d, p + 2 * r, 2);
@@ -73,6 +123,29 @@ void decode_q5_0(const uint8_t* p, size_t r, uint8_t* out) {
     const unsigned inverted = p[72 + 8 * (r % 2) + e % 8] >> (4 * (r / 2) + 2 * (e % 16 / 8) + e / 16) & 1u;
     b.qh[e / 8] = static_cast<uint8_t>(b.qh[e / 8] | (1u - inverted) << (e % 8));
   }
+  std::memcpy(out, &b, sizeof b);
+}
+
+// Q4_1 and Q5_1: the mins m[4] after d[4], then Q4_0's / Q5_0's layout
+// (without Q4_0's XOR) 8 bytes further.
+void decode_q4_1(const uint8_t* p, size_t r, uint8_t* out) {
+  ref::BlockQ4_1 b;
+  std::memcpy(&b.d, p + 2 * r, 2);
+  std::memcpy(&b.m, p + 8 + 2 * r, 2);
+  ref::BlockIQ4_NL codes;  // the same nibble layout
+  decode_iq4_nl(p + 8, r, reinterpret_cast<uint8_t*>(&codes));
+  std::memcpy(b.qs, codes.qs, sizeof b.qs);
+  std::memcpy(out, &b, sizeof b);
+}
+
+void decode_q5_1(const uint8_t* p, size_t r, uint8_t* out) {
+  ref::BlockQ5_1 b;
+  std::memcpy(&b.d, p + 2 * r, 2);
+  std::memcpy(&b.m, p + 8 + 2 * r, 2);
+  ref::BlockQ5_0 q5;
+  decode_q5_0(p + 8, r, reinterpret_cast<uint8_t*>(&q5));
+  std::memcpy(b.qh, q5.qh, sizeof b.qh);
+  std::memcpy(b.qs, q5.qs, sizeof b.qs);
   std::memcpy(out, &b, sizeof b);
 }
 
@@ -179,7 +252,10 @@ TEST_P(I8mmLayout, PackedSizeIsTheFileSizePaddedToWholeTiles) {
 
 INSTANTIATE_TEST_SUITE_P(Types, I8mmLayout,
                          ::testing::Values(Case{GgmlType::Q4_0, decode_q4_0}, Case{GgmlType::Q8_0, decode_q8_0},
-                                           Case{GgmlType::Q5_0, decode_q5_0},
+                                           Case{GgmlType::Q5_0, decode_q5_0}, Case{GgmlType::IQ4_NL, decode_iq4_nl},
+                                           Case{GgmlType::IQ4_XS, decode_iq4_xs},
+                                           Case{GgmlType::Q4_1, decode_q4_1}, Case{GgmlType::Q5_1, decode_q5_1},
+                                           Case{GgmlType::Q3_K, decode_q3_k},
                                            Case{GgmlType::Q4_K, decode_offset_k<ref::BlockQ4_K>},
                                            Case{GgmlType::Q5_K, decode_offset_k<ref::BlockQ5_K>},
                                            Case{GgmlType::Q6_K, decode_q6_k}),

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/arm/neon/lhs_q8_0.h"
@@ -112,9 +113,14 @@ TEST(ArmQuantize, PackLhsQuantizesEachRowAtItsStride) {
   }
 }
 
-// The Q4_0 / Q8_0 kernels' activation blocks: the reference's codes, its fp16
-// scale widened to float, zero padding; every row at its stride.
-TEST(ArmQuantize, FloatScaleQ8_0BlocksHoldTheReferenceCodesAndScale) {
+// The block kernels' activation blocks: the reference's codes, its fp16 scale
+// widened to float, zero padding; Q8_1 rows (the Q4_1 / Q5_1 kernels') also
+// its fp16 s widened and the codes' sum, which Q8_0 rows leave zero; every
+// row at its stride.
+template <typename RefBlock>
+void expect_float_scale_blocks(void (*pack)(size_t, size_t, const float*, size_t, void*),
+                               void (*quantize)(const float*, void*, size_t)) {
+  constexpr bool kQ8_1 = std::is_same_v<RefBlock, kernels::ref::BlockQ8_1>;
   const size_t k = 32 * 24;
   const std::vector<std::vector<float>> rows = quantizer_rows(k, 32);
   const size_t m = rows.size(), stride = k + 32, nb = k / 32;
@@ -122,18 +128,32 @@ TEST(ArmQuantize, FloatScaleQ8_0BlocksHoldTheReferenceCodesAndScale) {
   for (size_t i = 0; i < m; ++i) std::memcpy(x.data() + i * stride, rows[i].data(), k * sizeof(float));
   std::vector<kernels::neon::BlockQ8_0F> mine(m * nb);
   std::memset(mine.data(), 0xA5, mine.size() * sizeof mine[0]);
-  kernels::neon::pack_lhs_q8_0f(m, k, x.data(), stride, mine.data());
-  std::vector<kernels::ref::BlockQ8_0> ref(nb);
+  pack(m, k, x.data(), stride, mine.data());
+  std::vector<RefBlock> ref(nb);
   for (size_t i = 0; i < m; ++i) {
-    kernels::ref::quantize_row_q8_0(x.data() + i * stride, ref.data(), k);
+    quantize(x.data() + i * stride, ref.data(), k);
     for (size_t b = 0; b < nb; ++b) {
       const kernels::neon::BlockQ8_0F& got = mine[i * nb + b];
       ASSERT_EQ(0, std::memcmp(got.qs, ref[b].qs, sizeof got.qs)) << "codes of row " << i << " block " << b;
       const float want = kernels::ref::fp16_to_fp32(ref[b].d);
       ASSERT_EQ(std::memcmp(&got.d, &want, sizeof want), 0) << "scale of row " << i << " block " << b;
-      for (float pad : got.pad) ASSERT_EQ(pad, 0.0f);
+      int32_t sum = 0;
+      for (int8_t q : ref[b].qs) sum += q;
+      float want_s = 0.0f;
+      if constexpr (kQ8_1) want_s = kernels::ref::fp16_to_fp32(ref[b].s);
+      ASSERT_EQ(std::memcmp(&got.s, &want_s, sizeof want_s), 0) << "s of row " << i << " block " << b;
+      EXPECT_EQ(got.sum, kQ8_1 ? sum : 0) << "sum of row " << i << " block " << b;
+      ASSERT_EQ(got.pad, 0.0f);
     }
   }
+}
+
+TEST(ArmQuantize, FloatScaleQ8_0BlocksHoldTheReferenceCodesAndScale) {
+  expect_float_scale_blocks<kernels::ref::BlockQ8_0>(kernels::neon::pack_lhs_q8_0f, kernels::ref::quantize_row_q8_0);
+}
+
+TEST(ArmQuantize, FloatScaleQ8_1BlocksHoldTheReferenceCodesScaleAndSum) {
+  expect_float_scale_blocks<kernels::ref::BlockQ8_1>(kernels::neon::pack_lhs_q8_1f, kernels::ref::quantize_row_q8_1);
 }
 
 // The neon and dotprod kernels of the registry that satisfy `keep`.

@@ -145,8 +145,12 @@ TEST(KernelSelection, ArmTiersCoverTheirTypesWithoutFallback) {
       kernels::features_of(Arch::aarch64, {Feature::asimd, Feature::fp16, Feature::dotprod}), max, a64fx};
   for (const kernels::CpuFeatures& cpu : cpus) {
     for (auto type : {gguf::GgmlType::F32, gguf::GgmlType::F16, gguf::GgmlType::Q8_0, gguf::GgmlType::Q4_0,
-                      gguf::GgmlType::Q5_0, gguf::GgmlType::Q4_K, gguf::GgmlType::Q5_K, gguf::GgmlType::Q6_K}) {
-      const bool no_sve_kernel = type == gguf::GgmlType::Q5_0 || type == gguf::GgmlType::Q5_K;
+                      gguf::GgmlType::Q5_0, gguf::GgmlType::Q4_K, gguf::GgmlType::Q5_K, gguf::GgmlType::Q6_K,
+                      gguf::GgmlType::IQ4_NL, gguf::GgmlType::IQ4_XS, gguf::GgmlType::Q4_1, gguf::GgmlType::Q5_1,
+                      gguf::GgmlType::Q3_K}) {
+      const bool no_sve_kernel = type != gguf::GgmlType::F32 && type != gguf::GgmlType::F16 &&
+                                 type != gguf::GgmlType::Q8_0 && type != gguf::GgmlType::Q4_0 &&
+                                 type != gguf::GgmlType::Q4_K && type != gguf::GgmlType::Q6_K;
       if (no_sve_kernel && !cpu.has(Feature::dotprod) && cpu.has(Feature::sve)) continue;  // A64FX: below
       const auto s = kernels::select_matmul(type, cpu, std::nullopt);
       ASSERT_NE(s.kernel, nullptr);
@@ -158,7 +162,8 @@ TEST(KernelSelection, ArmTiersCoverTheirTypesWithoutFallback) {
   // i8mm kernel, which meets the expectation for that type; A64FX has no
   // better tier than sve for Q5_K, which it runs on neon: a fallback.
   max.sve_vector_bits = 512;
-  for (auto type : {gguf::GgmlType::Q4_K, gguf::GgmlType::Q5_0, gguf::GgmlType::Q5_K}) {
+  for (auto type : {gguf::GgmlType::Q4_K, gguf::GgmlType::Q5_0, gguf::GgmlType::Q5_K, gguf::GgmlType::IQ4_NL,
+                    gguf::GgmlType::IQ4_XS, gguf::GgmlType::Q4_1, gguf::GgmlType::Q5_1, gguf::GgmlType::Q3_K}) {
     const auto s = kernels::select_matmul(type, max, std::nullopt);
     ASSERT_NE(s.kernel, nullptr);
     EXPECT_EQ(s.kernel->tier, type == gguf::GgmlType::Q4_K ? Tier::sve : Tier::i8mm) << s.describe();
@@ -212,7 +217,8 @@ TEST(KernelSelection, SmeFirstForQ4_0From256Bits) {
 TEST(KernelSelection, EveryComputedTypeHasAKernelEndingInRef) {
   for (auto type : {gguf::GgmlType::F32, gguf::GgmlType::F16, gguf::GgmlType::BF16, gguf::GgmlType::Q8_0,
                     gguf::GgmlType::Q4_0, gguf::GgmlType::Q4_1, gguf::GgmlType::Q5_0, gguf::GgmlType::Q5_1,
-                    gguf::GgmlType::Q4_K, gguf::GgmlType::Q5_K, gguf::GgmlType::Q6_K}) {
+                    gguf::GgmlType::Q4_K, gguf::GgmlType::Q5_K, gguf::GgmlType::Q6_K, gguf::GgmlType::IQ4_NL,
+                    gguf::GgmlType::IQ4_XS}) {
     SCOPED_TRACE(std::string(gguf::type_name(type)));
     const auto table = kernels::matmul_table(type);
     ASSERT_FALSE(table.empty());

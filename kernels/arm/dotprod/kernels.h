@@ -9,6 +9,11 @@
 //   Q4_K matmul_f32_q8_k_q4_k_4x4_dotprod  Q8_K activations
 //   Q5_K matmul_f32_q8_k_q5_k_4x4_dotprod
 //   Q6_K matmul_f32_q8_k_q6_k_4x4_dotprod
+//   IQ4_NL matmul_f32_q8_0_iq4_nl_4x4_dotprod  Q8_0 activations, TBL into the code book
+//   IQ4_XS matmul_f32_q8_k_iq4_xs_4x4_dotprod  Q8_K activations
+//   Q4_1 matmul_f32_q8_1_q4_1_4x4_dotprod  Q8_1 activations, + m_w s_x per block
+//   Q5_1 matmul_f32_q8_1_q5_1_4x4_dotprod
+//   Q3_K matmul_f32_q8_k_q3_k_4x4_dotprod  Q8_K activations
 //
 // The quantized types are repacked at load into groups of 4 rows with their
 // codes interleaved in 4-byte runs, so that SDOT by element leaves one column

@@ -2,7 +2,7 @@
 // pairs (Q4_0 and Q8_0 weights): one scale per block of 32 on each side.
 //
 // Layout, per block of 32 and tile of 4 rows: uint16 d[4], the rows' fp16
-// scales, then per pair q of rows (0, 1) and (2, 3), 16 kChunks bytes: chunk
+// scales (and m[4], their mins, for a format with a min), then per pair q of rows (0, 1) and (2, 3), 16 kChunks bytes: chunk
 // c at 16c holds 8 bytes of codes of row 2q, then 8 of row 2q + 1. Missing
 // rows of the last tile are zero. A weight format supplies `Rhs`:
 //   arm::WeightType<...> as a base (arm/interleaved.h)
@@ -26,6 +26,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "kernels/arm/i8mm/lhs_pairs.h"
 #include "kernels/arm/interleaved.h"
@@ -34,6 +35,25 @@ namespace kernels::i8mm {
 
 inline constexpr size_t kQ8_0TileRows = 4;     // weight rows per tile (n_step)
 inline constexpr size_t kQ8_0TileLhsRows = 8;  // activation rows per full tile (m_step)
+
+// A format with a min (Q4_1, Q5_1: x = d * q + m) sets kMin: its tile blocks
+// hold the 4 rows' fp16 mins after their scales, its load gives them as
+// TileWeightsMin, and its activations are Q8_1 pairs; the loops add
+// m_w * s_a per block.
+template <class Rhs>
+constexpr bool has_min() {
+  return Rhs::kMin;  // arm::WeightType's false unless the format says otherwise
+}
+
+// Bytes before the chunks of a tile block: the scales (and the mins).
+template <class Rhs>
+inline constexpr size_t kTileHeaderBytes = has_min<Rhs>() ? 16 : 8;
+
+// The activation pairs' block and where its codes start.
+template <class Rhs>
+inline constexpr size_t kLhsBlockBytes = has_min<Rhs>() ? kQ8_1PairBlockBytes : kQ8_0PairBlockBytes;
+template <class Rhs>
+inline constexpr size_t kLhsCodesOffset = has_min<Rhs>() ? kQ8_1PairCodesOffset : 16;
 
 template <class Rhs>
 constexpr size_t extra_bytes() {
@@ -46,11 +66,58 @@ constexpr size_t extra_bytes() {
 
 // One block of a 4-row tile.
 template <class Rhs>
-inline constexpr size_t kTileBlockBytes = 8 + 32 * Rhs::kChunks + extra_bytes<Rhs>();
+inline constexpr size_t kTileBlockBytes = kTileHeaderBytes<Rhs> + 32 * Rhs::kChunks + extra_bytes<Rhs>();
 
 struct TileWeights {
   int8x16_t w[2][4];  // w[q][c]: weight rows 2q, 2q+1, elements 8c..8c+7 of the block
   float32x4_t d;      // the 4 rows' scales
+};
+struct TileWeightsMin : TileWeights {
+  float32x4_t m;  // the 4 rows' mins
+};
+
+// load and load_next of a 4-bit format whose tile block is the scales and
+// 64 bytes of nibble pairs (Q4_0, IQ4_NL): Rhs gives the codes of 16 low
+// (kHigh false) or high nibbles, Rhs::nibbles<kHigh>(uint8x16_t).
+// A format with a min (kMinT) sets kMin true itself.
+template <class Rhs, bool kMinT = false>
+struct NibbleLoads {
+  static constexpr size_t kChunks = 2;
+  static constexpr size_t kHeader = kMinT ? 16 : 8;
+  using Weights = std::conditional_t<kMinT, TileWeightsMin, TileWeights>;
+
+  // Chunks 0, 1 are the low nibbles of halves 0, 1 (elements 8g..), chunks
+  // 2, 3 their high nibbles (16 + 8g..).
+  __attribute__((always_inline)) static TileWeights decode(float32x4_t d, uint8x16x4_t nib) {
+    TileWeights r;
+    r.d = d;
+    for (int q = 0; q < 2; ++q) {
+      const uint8x16_t g0 = nib.val[2 * q], g1 = nib.val[2 * q + 1];
+      r.w[q][0] = Rhs::template nibbles<false>(g0);
+      r.w[q][1] = Rhs::template nibbles<false>(g1);
+      r.w[q][2] = Rhs::template nibbles<true>(g0);
+      r.w[q][3] = Rhs::template nibbles<true>(g1);
+    }
+    return r;
+  }
+
+  static Weights load(const uint8_t* p) {
+    Weights r;
+    static_cast<TileWeights&>(r) = decode(load_f16x4(p), vld1q_u8_x4(p + kHeader));
+    if constexpr (kMinT) r.m = load_f16x4(p + 8);
+    return r;
+  }
+
+  // load(p) with post-indexed loads (p += kHeader + 64).
+  static Weights load_next(const uint8_t*& p) {
+    const float32x4_t d = load_f16x4_post(p);
+    Weights r;
+    if constexpr (kMinT) r.m = load_f16x4_post(p);
+    const uint8x16x4_t nib = vld1q_u8_x4(p);
+    p += 64;
+    static_cast<TileWeights&>(r) = decode(d, nib);
+    return r;
+  }
 };
 
 // P pairs of activation rows (P = 4: 8 rows, P = 1: 2 rows) x 4 weight rows.
@@ -61,16 +128,20 @@ void q8_0_tile(size_t nb, const uint8_t* lhs, size_t pair_bytes, const uint8_t* 
 #pragma GCC unroll 8
   for (int p = 0; p < P; ++p) acc[p][0] = acc[p][1] = vdupq_n_f32(0.0f);
   for (size_t b = 0; b < nb; ++b) {
-    const TileWeights w = Rhs::load(rhs + b * kTileBlockBytes<Rhs>);
+    const auto w = Rhs::load(rhs + b * kTileBlockBytes<Rhs>);
     const float32x4_t wpat[2] = {pair_pattern_lo(w.d), pair_pattern_hi(w.d)};
 #pragma GCC unroll 8
     for (int p = 0; p < P; ++p) {
-      const uint8_t* a = lhs + p * pair_bytes + b * kQ8_0PairBlockBytes;
+      const uint8_t* a = lhs + p * pair_bytes + b * kLhsBlockBytes<Rhs>;
       const float32x4_t apat = vld1q_f32(reinterpret_cast<const float*>(a));
-      const int8x16x4_t x = vld1q_s8_x4(reinterpret_cast<const int8_t*>(a + 16));
+      const int8x16x4_t x = vld1q_s8_x4(reinterpret_cast<const int8_t*>(a + kLhsCodesOffset<Rhs>));
 #pragma GCC unroll 8
       for (int q = 0; q < 2; ++q) {
         acc[p][q] = vfmaq_f32(acc[p][q], vcvtq_f32_s32(smmla_chain4(x, w.w[q])), vmulq_f32(wpat[q], apat));
+        if constexpr (has_min<Rhs>()) {  // + m_w * s_a: the s pattern follows the d pattern
+          const float32x4_t spat = vld1q_f32(reinterpret_cast<const float*>(a + 16));
+          acc[p][q] = vfmaq_f32(acc[p][q], q == 0 ? pair_pattern_lo(w.m) : pair_pattern_hi(w.m), spat);
+        }
       }
     }
   }
@@ -104,13 +175,18 @@ struct RowCodes {
   int8x16_t lo[4], hi[4];  // [x_c | 0] and [0 | x_c], codes 8c..8c+7 of the row
   float32x4_t scale;       // lane 0: the row's d_a
 };
+struct RowCodesMin : RowCodes {
+  float32x4_t s;  // lane 0: the row's s_a
+};
 
-inline RowCodes load_row_codes(const uint8_t* a) {
-  RowCodes x;
+template <class Rhs>
+inline std::conditional_t<has_min<Rhs>(), RowCodesMin, RowCodes> load_row_codes(const uint8_t* a) {
+  std::conditional_t<has_min<Rhs>(), RowCodesMin, RowCodes> x;
   x.scale = vld1q_f32(reinterpret_cast<const float*>(a));
+  if constexpr (has_min<Rhs>()) x.s = vld1q_f32(reinterpret_cast<const float*>(a + 16));
 #pragma GCC unroll 4
   for (int c = 0; c < 4; ++c) {
-    x.lo[c] = vcombine_s8(vld1_s8(reinterpret_cast<const int8_t*>(a + 16 + 16 * c)), vdup_n_s8(0));
+    x.lo[c] = vcombine_s8(vld1_s8(reinterpret_cast<const int8_t*>(a + kLhsCodesOffset<Rhs> + 16 * c)), vdup_n_s8(0));
     x.hi[c] = vextq_s8(x.lo[c], x.lo[c], 8);
   }
   return x;
@@ -127,8 +203,9 @@ struct RowTiles {
 
   RowTiles(const uint8_t* rhs, size_t tile_bytes) : w(rhs), rest(rhs + tile_bytes, tile_bytes) {}
 
-  inline __attribute__((always_inline)) void block(const RowCodes& x) {
-    const TileWeights t = Rhs::load_next(w);
+  template <class Codes>
+  inline __attribute__((always_inline)) void block(const Codes& x) {
+    const auto t = Rhs::load_next(w);
     int32x4_t s = smmla_from_zero(x.lo[0], t.w[0][0]);
     s = vmmlaq_s32(s, x.lo[1], t.w[0][1]);
     s = vmmlaq_s32(s, x.lo[2], t.w[0][2]);
@@ -138,6 +215,7 @@ struct RowTiles {
     s = vmmlaq_s32(s, x.hi[2], t.w[1][2]);
     s = vmmlaq_s32(s, x.hi[3], t.w[1][3]);
     acc = vfmaq_f32(acc, vcvtq_f32_s32(s), vmulq_laneq_f32(t.d, x.scale, 0));
+    if constexpr (has_min<Rhs>()) acc = vfmaq_laneq_f32(acc, t.m, x.s, 0);
     rest.block(x);
   }
 
@@ -155,7 +233,8 @@ struct RowTiles {
 template <class Rhs>
 struct RowTiles<Rhs, 0> {
   RowTiles(const uint8_t*, size_t) {}
-  void block(const RowCodes&) {}
+  template <class Codes>
+  void block(const Codes&) {}
 };
 
 // G consecutive tiles (tile t at rhs + t * tile_bytes) against one row.
@@ -165,7 +244,7 @@ __attribute__((noinline)) void q8_0_row_tiles(size_t nb, const uint8_t* lhs, con
   RowTiles<Rhs, G> tiles(rhs, tile_bytes);
   // The row advances by pointer, not by index: with lhs + b * 80, GCC 12 gave
   // the tile pointers a shared index and 2 MOVs per tile and block.
-  for (size_t b = 0; b < nb; ++b, lhs += kQ8_0PairBlockBytes) tiles.block(load_row_codes(lhs));
+  for (size_t b = 0; b < nb; ++b, lhs += kLhsBlockBytes<Rhs>) tiles.block(load_row_codes<Rhs>(lhs));
   tiles.store(y, cols);
 }
 
@@ -197,7 +276,7 @@ __attribute__((noinline)) void q8_0_row(size_t nb, const uint8_t* lhs, const uin
 template <class Rhs>
 __attribute__((noinline)) void q8_0_pairs(size_t m, size_t nb, const uint8_t* lhs, const uint8_t* rhs,
                                           size_t tile_bytes, float* y, size_t ldy, size_t rows) {
-  const size_t pair_bytes = nb * kQ8_0PairBlockBytes;
+  const size_t pair_bytes = nb * kLhsBlockBytes<Rhs>;
   for (size_t n0 = 0; n0 < rows; n0 += kQ8_0TileRows, rhs += tile_bytes, y += kQ8_0TileRows) {
     const size_t cols = rows - n0 < kQ8_0TileRows ? rows - n0 : kQ8_0TileRows;
     size_t m0 = 0;
@@ -219,7 +298,7 @@ void q8_0_run(size_t m, size_t n, size_t k, const void* lhs_packed, const void* 
   const size_t tile_bytes = nb * kTileBlockBytes<Rhs>;
   const auto* lhs = static_cast<const uint8_t*>(lhs_packed);
   const auto* rhs = static_cast<const uint8_t*>(rhs_packed);
-  const uint8_t* last_row = lhs + m / 2 * nb * kQ8_0PairBlockBytes;
+  const uint8_t* last_row = lhs + m / 2 * nb * kLhsBlockBytes<Rhs>;
   // One group when there is no odd last row, or no other row.
   const size_t group_rows = m == 1 || m % 2 == 0 ? n : kQ8_0RowTiles * kQ8_0TileRows;
   for (size_t g0 = 0; g0 < n; g0 += group_rows) {
@@ -232,11 +311,14 @@ void q8_0_run(size_t m, size_t n, size_t k, const void* lhs_packed, const void* 
 
 // The kernel of Rhs, for arm::interleaved_kernel.
 template <class Rhs>
-struct BlockTiles : arm::KernelShape<Rhs, Q8_0Pairs, 32, kQ8_0TileRows, kQ8_0TileLhsRows, kTileBlockBytes<Rhs>> {
+struct BlockTiles : arm::KernelShape<Rhs, std::conditional_t<has_min<Rhs>(), Q8_1Pairs, Q8_0Pairs>, 32, kQ8_0TileRows,
+                                     kQ8_0TileLhsRows, kTileBlockBytes<Rhs>> {
   static void pack(const typename Rhs::GgufBlock& blk, uint8_t* out, size_t r) {
+    constexpr size_t kHeader = kTileHeaderBytes<Rhs>;
     std::memcpy(out + 2 * r, &blk.d, 2);
-    Rhs::pack(blk, out + 8 + 16 * Rhs::kChunks * (r / 2) + 8 * (r % 2));
-    if constexpr (extra_bytes<Rhs>() != 0) Rhs::pack_extra(blk, out + 8 + 32 * Rhs::kChunks, r);
+    if constexpr (has_min<Rhs>()) std::memcpy(out + 8 + 2 * r, &blk.m, 2);
+    Rhs::pack(blk, out + kHeader + 16 * Rhs::kChunks * (r / 2) + 8 * (r % 2));
+    if constexpr (extra_bytes<Rhs>() != 0) Rhs::pack_extra(blk, out + kHeader + 32 * Rhs::kChunks, r);
   }
 
   static constexpr auto run = q8_0_run<Rhs>;

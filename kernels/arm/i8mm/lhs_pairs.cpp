@@ -26,14 +26,16 @@ constexpr size_t kQKK = 256;
 // 4 floats rounded with `cvt` to int32, narrowed to 4 int8 codes in `out`.
 int8x8_t narrow8(int32x4_t a, int32x4_t b) { return vmovn_s16(vcombine_s16(vmovn_s32(a), vmovn_s32(b))); }
 
-// One Q8_0 block of row x: 32 codes to q, returns the fp16-rounded scale.
-float quantize_q8_0_block(const float* x, int8_t* q) {
+// One Q8_0 block of row x: 32 codes to q, returns the fp16-rounded scale;
+// *raw the scale before its rounding.
+float quantize_q8_0_block(const float* x, int8_t* q, float* raw) {
   float32x4_t v[8];
   for (int i = 0; i < 8; ++i) v[i] = vld1q_f32(x + 4 * i);
   float32x4_t amax4 = vabsq_f32(v[0]);
   for (int i = 1; i < 8; ++i) amax4 = vmaxq_f32(amax4, vabsq_f32(v[i]));
   const float amax = vmaxvq_f32(amax4);
   const float d = amax / 127;
+  *raw = d;
   float inverse = d != 0.0f ? 1.0f / d : 0.0f;
   // 1/d overflows only for amax < ~1e-36: the ref then writes code 0 everywhere.
   if (!(inverse <= 3.4e38f)) inverse = 0.0f;
@@ -86,29 +88,58 @@ float quantize_q8_k_block(const float* x, int8_t* q, int32_t* sums) {
 
 }  // namespace
 
-void pack_lhs_q8_0_pairs(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed, float mult) {
+namespace {
+
+// Q8_0 pairs, or (kQ8_1) Q8_1 pairs with their s patterns.
+template <bool kQ8_1>
+void pack_block_pairs(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed, float mult) {
+  constexpr size_t kBlockBytes = kQ8_1 ? kQ8_1PairBlockBytes : kQ8_0PairBlockBytes;
+  constexpr size_t kCodes = kQ8_1 ? kQ8_1PairCodesOffset : 16;
   const size_t nb = k / kQK;
   auto* out = static_cast<uint8_t*>(lhs_packed);
   for (size_t p = 0; p < pairs_of(m); ++p) {
     const float* x0 = lhs + 2 * p * lhs_stride;
     const float* x1 = 2 * p + 1 < m ? x0 + lhs_stride : nullptr;
-    for (size_t b = 0; b < nb; ++b, out += kQ8_0PairBlockBytes) {
+    for (size_t b = 0; b < nb; ++b, out += kBlockBytes) {
       int8_t q0[kQK], q1[kQK];
-      const float d0 = quantize_q8_0_block(x0 + b * kQK, q0);
+      float raw0 = 0.0f, raw1 = 0.0f;
+      const float d0 = quantize_q8_0_block(x0 + b * kQK, q0, &raw0);
       float d1 = 0.0f;
       if (x1 != nullptr) {
-        d1 = quantize_q8_0_block(x1 + b * kQK, q1);
+        d1 = quantize_q8_0_block(x1 + b * kQK, q1, &raw1);
       } else {
         std::memset(q1, 0, sizeof q1);
       }
       const float scale[4] = {d0 * mult, d0 * mult, d1 * mult, d1 * mult};
       std::memcpy(out, scale, sizeof scale);
+      if constexpr (kQ8_1) {
+        int32_t sum0 = 0, sum1 = 0;
+        for (size_t i = 0; i < kQK; ++i) {
+          sum0 += q0[i];
+          sum1 += q1[i];
+        }
+        // fp16(sum * d) as the ref's Q8_1 (FCVT rounds to nearest even).
+        const float32x4_t sd = {static_cast<float>(sum0) * raw0, static_cast<float>(sum1) * raw1, 0.0f, 0.0f};
+        const float32x4_t s = vcvt_f32_f16(vcvt_f16_f32(sd));
+        const float spat[4] = {vgetq_lane_f32(s, 0), vgetq_lane_f32(s, 0), vgetq_lane_f32(s, 1), vgetq_lane_f32(s, 1)};
+        std::memcpy(out + 16, spat, sizeof spat);
+      }
       for (size_t c = 0; c < 4; ++c) {
-        std::memcpy(out + 16 + 16 * c, q0 + 8 * c, 8);
-        std::memcpy(out + 16 + 16 * c + 8, q1 + 8 * c, 8);
+        std::memcpy(out + kCodes + 16 * c, q0 + 8 * c, 8);
+        std::memcpy(out + kCodes + 16 * c + 8, q1 + 8 * c, 8);
       }
     }
   }
+}
+
+}  // namespace
+
+void pack_lhs_q8_0_pairs(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed, float mult) {
+  pack_block_pairs<false>(m, k, lhs, lhs_stride, lhs_packed, mult);
+}
+
+void pack_lhs_q8_1_pairs(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed, float mult) {
+  pack_block_pairs<true>(m, k, lhs, lhs_stride, lhs_packed, mult);
 }
 
 void pack_lhs_q8_k_pairs(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed, float mult) {

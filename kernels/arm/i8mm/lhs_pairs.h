@@ -10,6 +10,10 @@
 // Q8_0 pairs, per block of 32 (kQ8_0PairBlockBytes = 80 bytes):
 //   float scale[4]   {d0, d0, d1, d1} * mult  (d = the fp16-rounded Q8_0 scale)
 //   int8  qs[4][16]  chunk c: row 0 codes 8c..8c+7, then row 1 codes 8c..8c+7
+// Q8_1 pairs, per block of 32 (kQ8_1PairBlockBytes = 96 bytes): Q8_0's codes
+// and scale, and between them float s[4] {s0, s0, s1, s1} (s = the fp16
+// rounding of d * the sum of the codes, d before its rounding, as the ref's
+// Q8_1; mult does not apply to it)
 // Q8_K pairs, per super-block of 256 (kQ8_KPairBlockBytes = 560 bytes):
 //   float scale[4]   {d0, d0, d1, d1} * mult  (d = the Q8_K scale)
 //   int8  bsum_lo[16], bsum_hi[16]: row 0 then row 1, sub-block j (32 codes):
@@ -29,6 +33,8 @@
 namespace kernels::i8mm {
 
 inline constexpr size_t kQ8_0PairBlockBytes = 16 + 64;
+inline constexpr size_t kQ8_1PairBlockBytes = 16 + 16 + 64;
+inline constexpr size_t kQ8_1PairCodesOffset = 32;
 inline constexpr size_t kQ8_KPairBlockBytes = 16 + 32 + 512;
 inline constexpr size_t kQ8_KBsumOffset = 16;
 inline constexpr size_t kQ8_KQsOffset = 48;
@@ -36,10 +42,12 @@ inline constexpr size_t kQ8_KQsOffset = 48;
 inline size_t pairs_of(size_t m) { return (m + 1) / 2; }
 
 void pack_lhs_q8_0_pairs(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed, float mult);
+void pack_lhs_q8_1_pairs(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed, float mult);
 void pack_lhs_q8_k_pairs(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed, float mult);
 
 // The formats for arm::interleaved_kernel.
 using Q8_0Pairs = arm::LhsFormat<gguf::GgmlType::Q8_0, 32, kQ8_0PairBlockBytes, 2, pack_lhs_q8_0_pairs>;
+using Q8_1Pairs = arm::LhsFormat<gguf::GgmlType::Q8_1, 32, kQ8_1PairBlockBytes, 2, pack_lhs_q8_1_pairs>;
 using Q8_KPairs = arm::LhsFormat<gguf::GgmlType::Q8_K, 256, kQ8_KPairBlockBytes, 2, pack_lhs_q8_k_pairs>;
 
 // Stores the first `cols` (1..4) lanes of v at y.

@@ -32,37 +32,15 @@
 namespace kernels::i8mm {
 namespace {
 
-struct Q4_0 : arm::WeightType<gguf::GgmlType::Q4_0, ref::BlockQ4_0, 1.0f / 16> {
-  static constexpr size_t kChunks = 2;
-
+struct Q4_0 : arm::WeightType<gguf::GgmlType::Q4_0, ref::BlockQ4_0, 1.0f / 16>, NibbleLoads<Q4_0> {
   static void pack(const GgufBlock& blk, uint8_t* row0) {
     for (size_t i = 0; i < 16; ++i) row0[16 * (i / 8) + i % 8] = blk.qs[i] ^ 0x88;
   }
 
-  // The scales and the 2 x 16 bytes of nibbles of both pairs, in the SMMLA
-  // operands: 16 * (q - 8).
-  __attribute__((always_inline)) static TileWeights decode(float32x4_t d, uint8x16x4_t nib) {
-    TileWeights r;
-    r.d = d;
-    const uint8x16_t high = vdupq_n_u8(0xF0);
-    for (int q = 0; q < 2; ++q) {
-      const uint8x16_t g0 = nib.val[2 * q], g1 = nib.val[2 * q + 1];
-      r.w[q][0] = vreinterpretq_s8_u8(vshlq_n_u8(g0, 4));
-      r.w[q][1] = vreinterpretq_s8_u8(vshlq_n_u8(g1, 4));
-      r.w[q][2] = vreinterpretq_s8_u8(vandq_u8(g0, high));
-      r.w[q][3] = vreinterpretq_s8_u8(vandq_u8(g1, high));
-    }
-    return r;
-  }
-
-  static TileWeights load(const uint8_t* p) { return decode(load_f16x4(p), vld1q_u8_x4(p + 8)); }
-
-  // load(p) with post-indexed loads (p += 72).
-  static TileWeights load_next(const uint8_t*& p) {
-    const float32x4_t d = load_f16x4_post(p);
-    const uint8x16x4_t nib = vld1q_u8_x4(p);
-    p += 64;
-    return decode(d, nib);
+  // 16 * (q - 8) in the SMMLA operands.
+  template <bool kHigh>
+  __attribute__((always_inline)) static int8x16_t nibbles(uint8x16_t g) {
+    return vreinterpretq_s8_u8(kHigh ? vandq_u8(g, vdupq_n_u8(0xF0)) : vshlq_n_u8(g, 4));
   }
 };
 

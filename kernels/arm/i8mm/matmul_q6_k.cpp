@@ -233,7 +233,7 @@ __attribute__((always_inline)) inline float32x4_t row_block(float32x4_t acc, con
 }
 
 // The kernel's type, for SuperBlockTiles (super_block_tiles.h).
-struct Q6_K : arm::WeightType<gguf::GgmlType::Q6_K, ref::BlockQ6_K, 0.25f> {
+struct Q6_K : arm::WeightType<gguf::GgmlType::Q6_K, ref::BlockQ6_K, 0.25f>, k_quant::NoMinsAdd {
   static constexpr size_t kPackedBlockBytes = i8mm::kPackedBlockBytes;
   static constexpr size_t kRowTileStart = 8;
 
@@ -257,22 +257,6 @@ struct Q6_K : arm::WeightType<gguf::GgmlType::Q6_K, ref::BlockQ6_K, 0.25f> {
       const uint8_t* x = a + kQ8_KQsOffset + 256 * c;
       half_chunk<P, 0>(w + bits_offset(c, 0, 0), scales, x, pair_bytes, sum);
       half_chunk<P, 1>(w + bits_offset(c, 2, 0), scales, x, pair_bytes, sum);
-    }
-  }
-
-  // acc += float(S) * (d_w * d_a).
-  template <int P>
-  __attribute__((always_inline)) static void add(const uint8_t* w, const uint8_t* a, size_t pair_bytes,
-                                                 const int32x4_t (&sum)[P][2], float (&acc)[P][2][4]) {
-    const float32x4_t d4 = load_f16x4(w);
-    const float32x4_t dpat[2] = {pair_pattern_lo(d4), pair_pattern_hi(d4)};
-#pragma GCC unroll 4
-    for (int p = 0; p < P; ++p) {
-      const float32x4_t apat = vld1q_f32(reinterpret_cast<const float*>(a + p * pair_bytes));
-#pragma GCC unroll 2
-      for (int q = 0; q < 2; ++q) {
-        vst1q_f32(acc[p][q], vfmaq_f32(vld1q_f32(acc[p][q]), vcvtq_f32_s32(sum[p][q]), vmulq_f32(dpat[q], apat)));
-      }
     }
   }
 

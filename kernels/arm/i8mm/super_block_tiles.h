@@ -81,6 +81,32 @@ void run(size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_p
   }
 }
 
+// acc += float(S) * (d_w * d_a) for a type with no mins (Q6_K, IQ4_XS): S
+// the tile's integer sums, d_w the fp16 scales at w, d_a the pairs'.
+template <int P>
+__attribute__((always_inline)) inline void add_scaled(const uint8_t* w, const uint8_t* a, size_t pair_bytes,
+                                                      const int32x4_t (&sum)[P][2], float (&acc)[P][2][4]) {
+  const float32x4_t d4 = load_f16x4(w);
+  const float32x4_t dpat[2] = {pair_pattern_lo(d4), pair_pattern_hi(d4)};
+#pragma GCC unroll 4
+  for (int p = 0; p < P; ++p) {
+    const float32x4_t apat = vld1q_f32(reinterpret_cast<const float*>(a + p * pair_bytes));
+#pragma GCC unroll 2
+    for (int q = 0; q < 2; ++q) {
+      vst1q_f32(acc[p][q], vfmaq_f32(vld1q_f32(acc[p][q]), vcvtq_f32_s32(sum[p][q]), vmulq_f32(dpat[q], apat)));
+    }
+  }
+}
+
+// The add of a type with no mins (Q6_K, IQ4_XS), for SuperBlockTiles.
+struct NoMinsAdd {
+  template <int P>
+  __attribute__((always_inline)) static void add(const uint8_t* w, const uint8_t* a, size_t pair_bytes,
+                                                 const int32x4_t (&sum)[P][2], float (&acc)[P][2][4]) {
+    add_scaled<P>(w, a, pair_bytes, sum, acc);
+  }
+};
+
 }  // namespace k_quant
 
 // The kernel of type S, for arm::interleaved_kernel and k_quant::run.

@@ -1,5 +1,5 @@
 // The tile loop of the block types (one scale per block of 32 elements: Q4_0
-// and Q8_0; Q4_1, Q5_0, Q5_1 and IQ4_NL fit the same loop) on the neon and
+// and Q8_0, Q5_0, IQ4_NL; with a min, Q4_1 and Q5_1) on the neon and
 // dotprod tiers. Header-only with internal linkage, compiled in each tier's
 // files with that tier's flags (tile.h).
 //
@@ -18,9 +18,11 @@
 // and the loop does the rest: per block, decode once for the MR rows of X,
 // then per row acc += (d_w * d_x) * float(dot) / 2^kFracBits (SCVTF with
 // fraction bits: exact), no fused multiply-add, as the reference rounds. A
-// type with a min (Q4_1, Q5_1) adds its term there.
+// type with a min (Q4_1, Q5_1: MinBlockType) adds m_w * s_x to that term
+// first, as the reference does.
 //
-// Activations: Q8_0 rows of BlockQ8_0F (lhs_q8_0.h, pack_lhs_q8_0f).
+// Activations: Q8_0 rows of BlockQ8_0F (lhs_q8_0.h, pack_lhs_q8_0f); Q8_1
+// rows in the same blocks for the types with a min (pack_lhs_q8_1f).
 //
 // Sharing the loop costs next to nothing: with pack, decode and dot
 // force-inlined into one compute<MR> per type, the neon and dotprod Q4_0 and
@@ -70,7 +72,28 @@ struct BlockType {
   static constexpr gguf::GgmlType kType = kT;
   static constexpr size_t kBlockBytes = sizeof(GgufBlock);
   static constexpr int kFracBits = kFrac;
+  static constexpr bool kMin = false;
+  static constexpr int kCodeOffset = 0;
   using Packed = PackedT;
+};
+
+// The packed block of a type with a min (Q4_1, Q5_1: x = d * q + m): the
+// rows' fp16 scales, then their fp16 mins, then their codes.
+template <size_t kCodeBytes>
+struct PackedMinBlock {
+  uint16_t d[kTileN];
+  uint16_t m[kTileN];
+  uint8_t qs[kTileN * kCodeBytes];
+};
+
+// A type with a min, dotted with Q8_1 activations (the reference's
+// d_w d_x isum + m_w s_x). Codes decoded kCodeOffset below the reference's
+// (Q5_1: q - 16, as Q5_0's) get kCodeOffset * (the sum of the activation
+// codes) added back to the integer sum.
+template <gguf::GgmlType kT, class GgufBlock, int kCodeOffsetT = 0>
+struct MinBlockType : BlockType<kT, GgufBlock, 0, PackedMinBlock<sizeof(GgufBlock) - 2 * sizeof(uint16_t)>> {
+  static constexpr bool kMin = true;
+  static constexpr int kCodeOffset = kCodeOffsetT;
 };
 
 // isum / 2^kFracBits as floats, exactly.
@@ -84,11 +107,14 @@ template <class B>
 struct BlockTile : GroupRows<ref::QK, B::kBlockBytes, neon::BlockQ8_0F> {
   using Packed = typename B::Packed;
   static constexpr gguf::GgmlType kRhsType = B::kType;
-  static constexpr gguf::GgmlType kLhsType = gguf::GgmlType::Q8_0;
-  static constexpr auto pack_lhs = neon::pack_lhs_q8_0f;
+  static constexpr gguf::GgmlType kLhsType = B::kMin ? gguf::GgmlType::Q8_1 : gguf::GgmlType::Q8_0;
+  static constexpr auto pack_lhs = B::kMin ? neon::pack_lhs_q8_1f : neon::pack_lhs_q8_0f;
 
   static void pack_block(const uint8_t* const* blocks, Packed& p) {
     for (size_t c = 0; c < kTileN; ++c) std::memcpy(&p.d[c], blocks[c], sizeof p.d[c]);
+    if constexpr (B::kMin) {
+      for (size_t c = 0; c < kTileN; ++c) std::memcpy(&p.m[c], blocks[c] + 2, sizeof p.m[c]);
+    }
     B::pack(blocks, p);
   }
 
@@ -106,9 +132,12 @@ struct BlockTile : GroupRows<ref::QK, B::kBlockBytes, neon::BlockQ8_0F> {
 #pragma GCC unroll 4
       for (size_t i = 0; i < MR; ++i) {
         const neon::BlockQ8_0F& xb = reinterpret_cast<const neon::BlockQ8_0F*>(x[i])[b];
-        const int32x4_t isum = B::dot(codes, vld1q_s8(xb.qs), vld1q_s8(xb.qs + 16));
+        int32x4_t isum = B::dot(codes, vld1q_s8(xb.qs), vld1q_s8(xb.qs + 16));
+        if constexpr (B::kCodeOffset != 0) isum = vaddq_s32(isum, vdupq_n_s32(B::kCodeOffset * xb.sum));
         const float32x4_t scale = vmulq_n_f32(dw, xb.d);
-        acc[i] = vaddq_f32(acc[i], vmulq_f32(scale, to_float<B::kFracBits>(isum)));
+        float32x4_t term = vmulq_f32(scale, to_float<B::kFracBits>(isum));
+        if constexpr (B::kMin) term = vaddq_f32(term, vmulq_n_f32(load_scales_x4(p.m), xb.s));
+        acc[i] = vaddq_f32(acc[i], term);
       }
     }
 #pragma GCC unroll 4

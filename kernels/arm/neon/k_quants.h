@@ -35,6 +35,8 @@
 #include "kernels/arm/neon/packed.h"
 #include "kernels/arm/neon/super_block_tile.h"
 #include "kernels/arm/fifth_bits.h"
+#include "kernels/arm/iq4_codes.h"
+#include "kernels/arm/q3_k.h"
 #include "kernels/arm/neon/tile.h"
 #include "kernels/ref/blocks.h"
 
@@ -163,14 +165,8 @@ inline void pack_q6_k_header(const uint8_t* const* blocks, const ref::BlockQ6_K*
   }
 }
 
-// The scales of sub-blocks 4g .. 4g + 3 of the 4 rows: sc[t] by row.
-struct Q6KQuarterScales {
-  int32x4_t sc[4];
-};
 __attribute__((always_inline)) inline Q6KQuarterScales q6_k_quarter_scales(const Q6KPacked& p, size_t g) {
-  const int8x16_t sc8 = vld1q_s8(p.scales[g]);
-  const int16x8_t lo = vmovl_s8(vget_low_s8(sc8)), hi = vmovl_high_s8(sc8);
-  return {{vmovl_s16(vget_low_s16(lo)), vmovl_high_s16(lo), vmovl_s16(vget_low_s16(hi)), vmovl_high_s16(hi)}};
+  return quarter_scales(vld1q_s8(p.scales[g]));
 }
 
 // The packed inverted fifth bits of Q5_K (above): byte i of plane j of quarter
@@ -249,6 +245,60 @@ struct OffsetKType : SuperBlockType<kQ5 ? gguf::GgmlType::Q5_K : gguf::GgmlType:
                                                         unsigned bit) {
     if constexpr (kQ5) return fifth_bit_codes<kHalf>(raw, planes.v[plane], bit);
     return vreinterpretq_s8_u8(kHalf == 0 ? vandq_u8(raw, vdupq_n_u8(0x0F)) : vshrq_n_u8(raw, 4));
+  }
+};
+
+// IQ4_XS's packed super-block of a group: the fields and the 24 bytes of
+// scales (arm/iq4_codes.h) in both tiers, the codes of sub-block s in qs[s]
+// in the tier's order (each tier's file documents it).
+struct IQ4XSPacked {
+  uint16_t d[kTileN];
+  uint8_t scales[24];
+  uint8_t qs[8][64];
+};
+static_assert(sizeof(IQ4XSPacked) == kTileN * sizeof(ref::BlockIQ4_XS));
+
+// What the neon and dotprod IQ4_XS decode structs share: the packing of all
+// but the codes, and the scales decoded once per super-block for its quarters
+// (super_block_tile.h's Shared).
+struct IQ4XSType : SuperBlockType<gguf::GgmlType::IQ4_XS, ref::BlockIQ4_XS, IQ4XSPacked>, NoMins {
+  using Shared = IQ4XSScales;
+
+  static void pack_fields(const uint8_t* const* blocks, const ref::BlockIQ4_XS** blk, IQ4XSPacked& p) {
+    std::memset(p.scales, 0, sizeof p.scales);
+    for (size_t c = 0; c < kTileN; ++c) {
+      blk[c] = reinterpret_cast<const ref::BlockIQ4_XS*>(blocks[c]);
+      p.d[c] = blk[c]->d;
+      pack_iq4_xs_scales(*blk[c], c, p.scales);
+    }
+  }
+
+  __attribute__((always_inline)) static Shared shared(const IQ4XSPacked& p) { return decode_iq4_xs_scales(p.scales); }
+};
+
+// The neon and dotprod Q3_K decode structs' common part: the packing (in the
+// tier's Place), the scales, decoded once per super-block (Shared), and the
+// quarter, whose sub-blocks the tier's struct T gives (sub_block<kT, MR>).
+template <class Place, class T>
+struct Q3KType : SuperBlockType<gguf::GgmlType::Q3_K, ref::BlockQ3_K, Q3KPacked>, NoMins {
+  using Shared = Q3KScales;
+
+  static void pack(const uint8_t* const* blocks, Q3KPacked& p) {
+    std::memset(&p, 0, sizeof p);
+    for (size_t c = 0; c < kTileN; ++c) pack_q3_k_row<Place>(*reinterpret_cast<const ref::BlockQ3_K*>(blocks[c]), c, p);
+  }
+
+  __attribute__((always_inline)) static Shared shared(const Q3KPacked& p) { return decode_q3_k_scales(p); }
+
+  // Sub-blocks 4g .. 4g + 3.
+  template <size_t MR>
+  __attribute__((always_inline)) static void quarter(const Q3KPacked& p, const Shared& scales, size_t g,
+                                                     const ref::BlockQ8_K* const* xb, int32x4_t* isum) {
+    const Q6KQuarterScales sc = quarter_scales(vld1q_s8(scales.sc[g]));
+    T::template sub_block<0, MR>(p, g, sc, xb, isum);
+    T::template sub_block<1, MR>(p, g, sc, xb, isum);
+    T::template sub_block<2, MR>(p, g, sc, xb, isum);
+    T::template sub_block<3, MR>(p, g, sc, xb, isum);
   }
 };
 

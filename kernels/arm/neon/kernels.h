@@ -9,6 +9,11 @@
 //   Q4_K matmul_f32_q8_k_q4_k_4x4_neon  Q8_K activations
 //   Q5_K matmul_f32_q8_k_q5_k_4x4_neon
 //   Q6_K matmul_f32_q8_k_q6_k_4x4_neon
+//   IQ4_NL matmul_f32_q8_0_iq4_nl_4x4_neon  Q8_0 activations, TBL into the code book
+//   IQ4_XS matmul_f32_q8_k_iq4_xs_4x4_neon  Q8_K activations
+//   Q4_1 matmul_f32_q8_1_q4_1_4x4_neon  Q8_1 activations, + m_w s_x per block
+//   Q5_1 matmul_f32_q8_1_q5_1_4x4_neon
+//   Q3_K matmul_f32_q8_k_q3_k_4x4_neon  Q8_K activations
 //
 // All tile 4 rows of X by 4 rows of W for prefill and 1 x 4 for decode, in one
 // run(). F32 and F16 read the GGUF rows in place (one tile, float_tile.h); the quantized types are

@@ -35,7 +35,8 @@ int8x16_t narrow16(int32x4_t a, int32x4_t b, int32x4_t c, int32x4_t d) {
   return vmovn_high_s16(vmovn_s16(vmovn_high_s32(vmovn_s32(a), b)), vmovn_high_s32(vmovn_s32(c), d));
 }
 
-void quantize_block(const float* x, BlockQ8_0& out) {
+// Returns the float scale before its fp16 rounding (Q8_1's s is computed from it).
+float quantize_block(const float* x, BlockQ8_0& out) {
   float32x4_t v[8];
   for (size_t j = 0; j < 8; ++j) v[j] = vld1q_f32(x + 4 * j);
   // MAXNM skips NaNs, as the reference's std::max(abs_max, |x|) does.
@@ -46,12 +47,13 @@ void quantize_block(const float* x, BlockQ8_0& out) {
   out.d = to_fp16_bits(d);
   if (!std::isfinite(inverse)) {  // |max| < ~4e-37: the reference writes code 0 everywhere
     std::memset(out.qs, 0, sizeof out.qs);
-    return;
+    return d;
   }
   int32x4_t q[8];
   for (size_t j = 0; j < 8; ++j) q[j] = vcvtaq_s32_f32(vmulq_n_f32(v[j], inverse));  // roundf
   vst1q_s8(out.qs, narrow16(q[0], q[1], q[2], q[3]));
   vst1q_s8(out.qs + 16, narrow16(q[4], q[5], q[6], q[7]));
+  return d;
 }
 
 // The element of largest magnitude with its sign, the first one on ties
@@ -116,17 +118,35 @@ void pack_lhs_q8_k(size_t m, size_t k, const float* lhs, size_t lhs_stride, void
   pack_rows<BlockQ8_K, ref::QK_K>(m, k, lhs, lhs_stride, lhs_packed);
 }
 
-void pack_lhs_q8_0f(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed) {
+namespace {
+
+// Q8_0 rows as BlockQ8_0F (kQ8_1: with Q8_1's s and the codes' sum).
+template <bool kQ8_1>
+void pack_rows_f(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed) {
   auto* out = static_cast<BlockQ8_0F*>(lhs_packed);
   for (size_t i = 0; i < m; ++i) {
     for (size_t b = 0; b < k / ref::QK; ++b, ++out) {
       BlockQ8_0 q;
-      quantize_block(lhs + i * lhs_stride + b * ref::QK, q);
+      const float d = quantize_block(lhs + i * lhs_stride + b * ref::QK, q);
+      std::memset(out, 0, sizeof *out);
       std::memcpy(out->qs, q.qs, sizeof out->qs);
       out->d = arm::fp16_to_f32(q.d);
-      std::memset(out->pad, 0, sizeof out->pad);
+      if constexpr (kQ8_1) {
+        out->sum = vaddlvq_s16(vpaddlq_s8(vld1q_s8(q.qs))) + vaddlvq_s16(vpaddlq_s8(vld1q_s8(q.qs + 16)));
+        out->s = arm::fp16_to_f32(to_fp16_bits(static_cast<float>(out->sum) * d));  // as ref: fp16(sum * d)
+      }
     }
   }
+}
+
+}  // namespace
+
+void pack_lhs_q8_0f(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed) {
+  pack_rows_f<false>(m, k, lhs, lhs_stride, lhs_packed);
+}
+
+void pack_lhs_q8_1f(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed) {
+  pack_rows_f<true>(m, k, lhs, lhs_stride, lhs_packed);
 }
 
 void pack_lhs_f32(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed) {

@@ -25,5 +25,7 @@ void pack_lhs_q8_k(size_t m, size_t k, const float* lhs, size_t lhs_stride, void
 void pack_lhs_f32(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed);
 // Q8_0 rows as k / 32 BlockQ8_0F each (lhs_q8_0.h), for the Q4_0 and Q8_0 kernels.
 void pack_lhs_q8_0f(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed);
+// Q8_1 rows as BlockQ8_0F with s and the codes' sum, for the Q4_1 and Q5_1 kernels.
+void pack_lhs_q8_1f(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed);
 
 }  // namespace kernels::neon

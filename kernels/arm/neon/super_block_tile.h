@@ -14,7 +14,10 @@
 //       const ref::BlockQ8_K* const* xb, int32x4_t* isum);
 //                       // elements 64g .. 64g + 63: isum[i] += sub-block
 //                       // scale x integer dot, for each row i
-// and the loop does the rest: per super-block, the quarters for the MR rows of
+// A type that decodes once per super-block what its quarters share (IQ4_XS:
+// its 6-bit scales) names it S::Shared, made by S::shared(p) and passed to
+// quarter after p.
+// The loop does the rest: per super-block, the quarters for the MR rows of
 // X, then per row acc += (d_w * d_x) * float(isum) [- (dmin_w * d_x) *
 // float(mins . bsums)], as the reference rounds (no fused multiply-add). A
 // mins policy with kMins has mins(p), decoded once per super-block, and
@@ -64,6 +67,17 @@ struct SuperBlockTile : GroupRows<ref::QK_K, S::kBlockBytes, ref::BlockQ8_K> {
 
   static void pack_block(const uint8_t* const* blocks, Packed& p) { S::pack(blocks, p); }
 
+  template <size_t MR, class Quarter>
+  __attribute__((always_inline)) static void quarters(Quarter quarter) {
+    if constexpr (MR == 1 && S::kUnrollDecode) {
+#pragma GCC unroll 4
+      for (size_t g = 0; g < 4; ++g) quarter(g);
+    } else {
+#pragma GCC unroll 1
+      for (size_t g = 0; g < 4; ++g) quarter(g);
+    }
+  }
+
   template <size_t MR>
   static void compute(size_t k, const uint8_t* const* x, const uint8_t* group, float32x4_t* out) {
     const auto* w = reinterpret_cast<const Packed*>(group);
@@ -80,12 +94,11 @@ struct SuperBlockTile : GroupRows<ref::QK_K, S::kBlockBytes, ref::BlockQ8_K> {
 #pragma GCC unroll 4
       for (size_t i = 0; i < MR; ++i) isum[i] = vdupq_n_s32(0);
 
-      if constexpr (MR == 1 && S::kUnrollDecode) {
-#pragma GCC unroll 4
-        for (size_t g = 0; g < 4; ++g) S::template quarter<MR>(p, g, xb, isum);
+      if constexpr (requires { typename S::Shared; }) {
+        const typename S::Shared shared = S::shared(p);
+        quarters<MR>([&](size_t g) __attribute__((always_inline)) { S::template quarter<MR>(p, shared, g, xb, isum); });
       } else {
-#pragma GCC unroll 1
-        for (size_t g = 0; g < 4; ++g) S::template quarter<MR>(p, g, xb, isum);
+        quarters<MR>([&](size_t g) __attribute__((always_inline)) { S::template quarter<MR>(p, g, xb, isum); });
       }
 
       if constexpr (S::kMins) {

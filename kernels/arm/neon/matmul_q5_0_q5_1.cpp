@@ -1,4 +1,5 @@
-// matmul_f32_q8_0_q5_0_4x4_neon: Y = X * W^T with Q5_0 weights (kernels/matmul.h).
+// matmul_f32_q8_0_q5_0_4x4_neon and
+// matmul_f32_q8_1_q5_1_4x4_neon: Y = X * W^T with Q5_0 or Q5_1 weights (kernels/matmul.h).
 //
 // Contract:
 // - tier neon, aarch64, requires asimd; compiled with -march=armv8-a (any
@@ -11,7 +12,9 @@
 //   neon::pack_lhs_q8_0f, lhs_q8_0.h).
 // - m_step = kTileM = 4, n_step = kTileN = 4 (block_tile.h); any m and n, k a
 //   multiple of 32.
-// - result: equal to matmul_f32_q8_0_q5_0_1x1_ref bit for bit.
+// - result: equal to matmul_f32_q8_0_q5_0_1x1_ref / _q8_1_q5_1_1x1_ref bit for bit.
+// - Q5_1: Q8_1 activations (pack_lhs = neon::pack_lhs_q8_1f), the mins m[c]
+//   after the scales d[c], then the layout below; m_w s_x added per block.
 //
 // Layout, per block of 32 and group of 4 rows: d[c] (fp16) of the 4 rows, then
 // qs[16c + i] = the GGUF qs[i] of row c (elements i, low nibble, and 16 + i,
@@ -23,6 +26,7 @@
 #include <arm_neon.h>
 
 #include <cstring>
+#include <type_traits>
 #include <utility>
 
 #include "kernels/arm/fifth_bits.h"
@@ -33,11 +37,22 @@
 namespace kernels::neon {
 namespace {
 
-struct Q5_0 : arm::BlockType<gguf::GgmlType::Q5_0, ref::BlockQ5_0>, arm::ColumnDot<arm::NeonSmallCodes> {
+template <bool kMin>
+using FifthBitType = std::conditional_t<kMin, arm::MinBlockType<gguf::GgmlType::Q5_1, ref::BlockQ5_1, 16>,
+                                        arm::BlockType<gguf::GgmlType::Q5_0, ref::BlockQ5_0>>;
+
+// Q5_0 and (kMin) Q5_1: the same codes, q - 16, and layout after the scales
+// (Q5_1's 16 sum_j a_j is added back by the loop, block_tile.h).
+template <bool kMin>
+struct FifthBit : FifthBitType<kMin>, arm::ColumnDot<arm::NeonSmallCodes> {
+  using Block = std::conditional_t<kMin, ref::BlockQ5_1, ref::BlockQ5_0>;
+  using typename arm::ColumnDot<arm::NeonSmallCodes>::Codes;
+  using Packed = typename FifthBitType<kMin>::Packed;
+
   static void pack(const uint8_t* const* blocks, Packed& p) {
     const uint8_t* qh[arm::kTileN];
     for (size_t c = 0; c < arm::kTileN; ++c) {
-      const auto* b = reinterpret_cast<const ref::BlockQ5_0*>(blocks[c]);
+      const auto* b = reinterpret_cast<const Block*>(blocks[c]);
       std::memcpy(p.qs + 16 * c, b->qs, 16);
       qh[c] = b->qh;
     }
@@ -62,7 +77,9 @@ struct Q5_0 : arm::BlockType<gguf::GgmlType::Q5_0, ref::BlockQ5_0>, arm::ColumnD
 
 }  // namespace
 
-constinit const MatmulKernel kMatmulQ5_0 =
-    arm::tile_kernel<arm::BlockTile<Q5_0>>("matmul_f32_q8_0_q5_0_4x4_neon", Tier::neon, kRequiredFeatures);
+constinit const MatmulKernel kMatmulQ5_0 = arm::tile_kernel<arm::BlockTile<FifthBit<false>>>(
+    "matmul_f32_q8_0_q5_0_4x4_neon", Tier::neon, kRequiredFeatures);
+constinit const MatmulKernel kMatmulQ5_1 = arm::tile_kernel<arm::BlockTile<FifthBit<true>>>(
+    "matmul_f32_q8_1_q5_1_4x4_neon", Tier::neon, kRequiredFeatures);
 
 }  // namespace kernels::neon
