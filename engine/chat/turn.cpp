@@ -33,6 +33,14 @@ void generate(Session& session, Sampler& sampler, const Tokenizer& tokenizer, co
   if (session.logits().empty()) throw Error("no logits to sample from: prefill the prompt first");
   const size_t n_vocab = static_cast<size_t>(tokenizer.n_vocab());
   TextStream stream(options.stops);
+  // The reply is decoded as the continuation of the session's tokens, as a
+  // decode of the whole sequence would give it: after BOS alone a
+  // SentencePiece reply's first piece loses the space its encoder put before
+  // the text ("Once upon", not " Once upon"); after text it keeps it. What the
+  // context's last token left unfinished is not the reply's.
+  Tokenizer::StreamDecoder decoder = tokenizer.stream_decoder();
+  for (const int32_t t : session.tokens()) decoder.push(t);
+  (void)decoder.flush();
   auto emit = [&](const std::string& text) { return text.empty() || !options.on_text || options.on_text(text); };
   for (;;) {
     if (options.max_tokens != 0 && result.n_tokens >= options.max_tokens) {
@@ -50,7 +58,7 @@ void generate(Session& session, Sampler& sampler, const Tokenizer& tokenizer, co
       result.reason = StopReason::context_full;
       break;
     }
-    const std::string text = stream.push(tokenizer.token_piece(token));
+    const std::string text = stream.push(decoder.push(token));
     if (stream.stopped()) {
       result.reason = StopReason::stop_string;
       if (!emit(text)) result.reason = StopReason::callback;
@@ -63,7 +71,9 @@ void generate(Session& session, Sampler& sampler, const Tokenizer& tokenizer, co
       return;
     }
   }
-  if (!emit(stream.finish())) result.reason = StopReason::callback;
+  std::string rest = stream.push(decoder.flush());
+  rest += stream.finish();
+  if (!emit(rest)) result.reason = StopReason::callback;
 }
 
 }  // namespace engine::chat

@@ -146,6 +146,22 @@ TEST(ChatOnLlama, TheCallbackStopsTheReply) {
                std::runtime_error);
 }
 
+// The reply is decoded as a continuation of the session's tokens: after BOS
+// alone, SentencePiece's first piece "▁Once" gives "Once", as llama2.c's
+// documented text of stories260K begins; after text the space stays.
+TEST(ChatOnLlama, AReplyAfterBosAloneLosesTheSpacePrefixAndOneAfterTextKeepsIt) {
+  engine::api::Model& model = session_test::Models::get(Which::llama);
+  engine::api::Session session = chat_session(Which::llama);
+  engine::api::Sampler sampler = greedy();
+  const std::vector<int32_t> bos{model.bos()};
+  session.prefill(bos);
+  const engine::api::Reply from_bos = engine::api::generate(session, sampler, {6, {}});
+  EXPECT_EQ(from_bos.text.rfind("Once upon a", 0), 0u) << "'" << from_bos.text << "'";
+  session.prefill_prompt(model.tokenize("Once upon a", /*add_bos=*/true));
+  const engine::api::Reply after_text = engine::api::generate(session, sampler, {1, {}});
+  EXPECT_EQ(after_text.text, " time");
+}
+
 TEST(ChatOnLlama, TheWrapperChatReusesEveryTurn) {
   engine::api::Session session = chat_session(Which::llama);
   engine::api::Sampler sampler = greedy();
