@@ -79,10 +79,12 @@ def test_a_second_turn_evaluates_only_its_new_tokens(model):
     assert session.n_evaluated == len(first)
     reply = list(engine.generate(session, first, 8))
     assert reply
-    second = session.tokens + model.tokenize(" The cat was happy.", add_bos=False)
+    held = session.tokens
+    assert held[: len(first)] == first and len(held) > len(first)  # the prompt and the reply
+    second = held + model.tokenize(" The cat was happy.", add_bos=False)
     evaluated = session.n_evaluated
     reused = session.prefill_prompt(second)
-    assert reused == session.n_past - (len(second) - reused) or reused > len(first)
+    assert reused == len(held)
     assert session.n_evaluated - evaluated == len(second) - reused
     # Regenerate: drop the reply and its continuation, keep the first prompt.
     session.truncate(len(first))
@@ -118,13 +120,22 @@ def test_abort_from_another_thread_stops_a_prefill_at_a_whole_token(model):
 
     stopper = threading.Thread(target=keep_stopping)
     stopper.start()
+    aborted = None
     try:
-        with pytest.raises(engine.EngineError) as e:
-            session.prefill(prompt)
+        # A few tries: on a loaded machine the stopper may not get a core
+        # before a whole prefill (tens of milliseconds here) is done.
+        for _ in range(5):
+            session.reset()
+            try:
+                session.prefill(prompt)
+            except engine.EngineError as e:
+                aborted = e
+                break
     finally:
         done.set()
         stopper.join()
-    assert e.value.status == "aborted"
+    assert aborted is not None, "no prefill was stopped"
+    assert aborted.status == "aborted", str(aborted)
     assert session.n_past < len(prompt) and session.n_past % 8 == 0
     kept = session.n_past
     session.prefill([5])  # the next call works, after the kept tokens
