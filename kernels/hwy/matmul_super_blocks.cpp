@@ -108,75 +108,68 @@ struct OffsetFamily {
   static constexpr size_t kChunk = Off::kBytes;
   static constexpr size_t kTileM = kOffsetTileM;  // activation rows per pass over a group
 
+  // Super-block b (at chunk) for rows v*l32.. of the group: acc[r] += its terms.
   template <size_t kM>
-  static HWY_INLINE void Tile(const LhsQ8K* lhs, const uint8_t* group, const TileIO& io) {
+  static HWY_INLINE void Block(const LhsQ8K* lhs, size_t nb, size_t b, const uint8_t* chunk, size_t v, VF* acc) {
     const DU8 du8;
     const DU16 du16;
     const DI32 di32;
     const DF df;
     const size_t l8 = hn::Lanes(du8), l32 = hn::Lanes(di32);
-    for (size_t v = 0; v * l32 < io.n_valid; ++v) {
-      VF acc[kM];
-      for (size_t r = 0; r < kM; ++r) acc[r] = LoadAccumulator(io, r, v);
-      for (size_t b = io.b0; b < io.b1; ++b) {
-        const uint8_t* chunk = group + b * kChunk;
-        for (size_t off : {Off::kScales, Off::kScales + 64, Off::kD}) PrefetchAhead(chunk + off, kPrefetchAhead);
-        VF sum[kM];  // sum over the sub-blocks s of sc_s x (codes . a), in float
-        for (size_t r = 0; r < kM; ++r) sum[r] = hn::Zero(df);
-        for (size_t c = 0; c < 4; ++c) {  // sub-blocks 2c (low nibbles) and 2c+1 (high)
-          DotAcc lo[kM], hi[kM];
-          for (size_t r = 0; r < kM; ++r) lo[r] = hi[r] = DotStart(hn::Zero(di32));
-          for (size_t j = 0; j < 8; ++j) {
-            const VU8 packed = LoadAndPrefetch(chunk + (8 * c + j) * 64 + v * l8, kPrefetchAhead);
-            VU8 wl = LowNibbles(packed), wh = HighNibbles(packed);
-            if constexpr (kQ5) {  // bit 4: bits 2c (sub-block 2c) and 2c+1 of the qh byte
-              const auto qh = hn::ShiftRightSame(
-                  hn::BitCast(du16, LoadAndPrefetch(chunk + Off::kQh + 64 * j + v * l8, kPrefetchAhead)),
-                  static_cast<int>(2 * c));
-              wl = hn::OrAnd(wl, hn::BitCast(du8, hn::ShiftLeft<4>(qh)), hn::Set(du8, 0x10));
-              wh = hn::OrAnd(wh, hn::BitCast(du8, hn::ShiftLeft<3>(qh)), hn::Set(du8, 0x10));
-            }
-            // Q4_K: the 8 products of a sub-block all pending (4-bit codes).
-            // Q5_K's 5-bit codes would need a widening half way, and the
-            // int32 sums it keeps live beside the pending int16 ones spill on
-            // AVX2 (16 registers): Q5_K prefill went 95 -> 85 GOP/s.
-            static_assert(DotPendingMax(15) >= 8);
-            for (size_t r = 0; r < kM; ++r) {
-              const int8_t* a = lhs[r * io.nb + b].qs + 64 * c + 4 * j;
-              if constexpr (kQ5) {
-                DotSmall(lo[r], wl, a);
-                DotSmall(hi[r], wh, a + 32);
-              } else {
-                DotSmallPending(lo[r], wl, a);
-                DotSmallPending(hi[r], wh, a + 32);
-              }
-            }
-          }
-          const VF sc_lo = hn::ConvertTo(df, LoadScalesU8(chunk + Off::kScales + 2 * c * kRows + v * l32));
-          const VF sc_hi = hn::ConvertTo(df, LoadScalesU8(chunk + Off::kScales + (2 * c + 1) * kRows + v * l32));
-          for (size_t r = 0; r < kM; ++r) {
-            sum[r] = hn::MulAdd(hn::ConvertTo(df, DotFinish(lo[r])), sc_lo, sum[r]);
-            sum[r] = hn::MulAdd(hn::ConvertTo(df, DotFinish(hi[r])), sc_hi, sum[r]);
-          }
+    for (size_t off : {Off::kScales, Off::kScales + 64, Off::kD}) PrefetchAhead(chunk + off, kPrefetchAhead);
+    VF sum[kM];  // sum over the sub-blocks s of sc_s x (codes . a), in float
+    for (size_t r = 0; r < kM; ++r) sum[r] = hn::Zero(df);
+    for (size_t c = 0; c < 4; ++c) {  // sub-blocks 2c (low nibbles) and 2c+1 (high)
+      DotAcc lo[kM], hi[kM];
+      for (size_t r = 0; r < kM; ++r) lo[r] = hi[r] = DotStart(hn::Zero(di32));
+      for (size_t j = 0; j < 8; ++j) {
+        const VU8 packed = LoadAndPrefetch(chunk + (8 * c + j) * 64 + v * l8, kPrefetchAhead);
+        VU8 wl = LowNibbles(packed), wh = HighNibbles(packed);
+        if constexpr (kQ5) {  // bit 4: bits 2c (sub-block 2c) and 2c+1 of the qh byte
+          const auto qh = hn::ShiftRightSame(
+              hn::BitCast(du16, LoadAndPrefetch(chunk + Off::kQh + 64 * j + v * l8, kPrefetchAhead)),
+              static_cast<int>(2 * c));
+          wl = hn::OrAnd(wl, hn::BitCast(du8, hn::ShiftLeft<4>(qh)), hn::Set(du8, 0x10));
+          wh = hn::OrAnd(wh, hn::BitCast(du8, hn::ShiftLeft<3>(qh)), hn::Set(du8, 0x10));
         }
-        const VU8 m_lo = LoadAndPrefetch(chunk + Off::kMins + v * l8, kPrefetchAhead);       // m 0..3 of each row
-        const VU8 m_hi = LoadAndPrefetch(chunk + Off::kMins + 64 + v * l8, kPrefetchAhead);  // m 4..7
-        const VF dw = LoadHalfScales(chunk + Off::kD + 2 * v * l32);
-        const VF dminw = LoadHalfScales(chunk + Off::kDmin + 2 * v * l32);
+        // Q4_K: the 8 products of a sub-block all pending (4-bit codes).
+        // Q5_K's 5-bit codes would need a widening half way, and the
+        // int32 sums it keeps live beside the pending int16 ones spill on
+        // AVX2 (16 registers): Q5_K prefill went 95 -> 85 GOP/s.
+        static_assert(DotPendingMax(15) >= 8);
         for (size_t r = 0; r < kM; ++r) {
-          const LhsQ8K& a = lhs[r * io.nb + b];
-          DotAcc mins_lo = DotStart(hn::Zero(di32)), mins_hi = DotStart(hn::Zero(di32));
-          DotSmall(mins_lo, m_lo, a.pair_lo);
-          DotSmall(mins_lo, m_hi, a.pair_lo + 4);
-          DotSmall(mins_hi, m_lo, a.pair_hi);
-          DotSmall(mins_hi, m_hi, a.pair_hi + 4);
-          const VI32 mins = hn::Add(DotFinish(mins_lo), hn::ShiftLeft<7>(DotFinish(mins_hi)));
-          const VF d = hn::Mul(dw, hn::Set(df, a.d));
-          const VF dmin = hn::Mul(dminw, hn::Set(df, a.d));
-          acc[r] = hn::NegMulAdd(dmin, hn::ConvertTo(df, mins), hn::MulAdd(d, sum[r], acc[r]));
+          const int8_t* a = lhs[r * nb + b].qs + 64 * c + 4 * j;
+          if constexpr (kQ5) {
+            DotSmall(lo[r], wl, a);
+            DotSmall(hi[r], wh, a + 32);
+          } else {
+            DotSmallPending(lo[r], wl, a);
+            DotSmallPending(hi[r], wh, a + 32);
+          }
         }
       }
-      for (size_t r = 0; r < kM; ++r) StoreAccumulator(io, r, v, acc[r]);
+      const VF sc_lo = hn::ConvertTo(df, LoadScalesU8(chunk + Off::kScales + 2 * c * kRows + v * l32));
+      const VF sc_hi = hn::ConvertTo(df, LoadScalesU8(chunk + Off::kScales + (2 * c + 1) * kRows + v * l32));
+      for (size_t r = 0; r < kM; ++r) {
+        sum[r] = hn::MulAdd(hn::ConvertTo(df, DotFinish(lo[r])), sc_lo, sum[r]);
+        sum[r] = hn::MulAdd(hn::ConvertTo(df, DotFinish(hi[r])), sc_hi, sum[r]);
+      }
+    }
+    const VU8 m_lo = LoadAndPrefetch(chunk + Off::kMins + v * l8, kPrefetchAhead);       // m 0..3 of each row
+    const VU8 m_hi = LoadAndPrefetch(chunk + Off::kMins + 64 + v * l8, kPrefetchAhead);  // m 4..7
+    const VF dw = LoadHalfScales(chunk + Off::kD + 2 * v * l32);
+    const VF dminw = LoadHalfScales(chunk + Off::kDmin + 2 * v * l32);
+    for (size_t r = 0; r < kM; ++r) {
+      const LhsQ8K& a = lhs[r * nb + b];
+      DotAcc mins_lo = DotStart(hn::Zero(di32)), mins_hi = DotStart(hn::Zero(di32));
+      DotSmall(mins_lo, m_lo, a.pair_lo);
+      DotSmall(mins_lo, m_hi, a.pair_lo + 4);
+      DotSmall(mins_hi, m_lo, a.pair_hi);
+      DotSmall(mins_hi, m_hi, a.pair_hi + 4);
+      const VI32 mins = hn::Add(DotFinish(mins_lo), hn::ShiftLeft<7>(DotFinish(mins_hi)));
+      const VF d = hn::Mul(dw, hn::Set(df, a.d));
+      const VF dmin = hn::Mul(dminw, hn::Set(df, a.d));
+      acc[r] = hn::NegMulAdd(dmin, hn::ConvertTo(df, mins), hn::MulAdd(d, sum[r], acc[r]));
     }
   }
 };
@@ -281,36 +274,28 @@ struct Q6Family {
   }
 
   template <size_t kM>
-  static HWY_INLINE void Tile(const LhsQ8K* lhs, const uint8_t* group, const TileIO& io) {
+  static HWY_INLINE void Block(const LhsQ8K* lhs, size_t nb, size_t b, const uint8_t* chunk, size_t v, VF* acc) {
     using namespace q6_k;
     const DI32 di32;
     const DF df;
     const size_t l32 = hn::Lanes(di32);
-    for (size_t v = 0; v * l32 < io.n_valid; ++v) {
-      VF acc[kM];
-      for (size_t r = 0; r < kM; ++r) acc[r] = LoadAccumulator(io, r, v);
-      for (size_t b = io.b0; b < io.b1; ++b) {
-        const uint8_t* chunk = group + b * kChunk;
-        for (size_t off = kScales; off < kChunk; off += 64) PrefetchAhead(chunk + off, kPrefetchAhead);
-        VF sum[kM];
-        for (size_t r = 0; r < kM; ++r) sum[r] = hn::Zero(df);
-        for (size_t c = 0; c < 2; ++c) {
-          for (size_t half = 0; half < 2; ++half) {
-            if constexpr (kM <= 2) {
-              Half<kM>(lhs, io.nb, b, c, half, chunk, v, sum);
-            } else {
-              Quarter<kM, 0>(lhs, io.nb, b, c, half, chunk, v, sum);
-              Quarter<kM, 1>(lhs, io.nb, b, c, half, chunk, v, sum);
-              Quarter<kM, 2>(lhs, io.nb, b, c, half, chunk, v, sum);
-              Quarter<kM, 3>(lhs, io.nb, b, c, half, chunk, v, sum);
-            }
-          }
+    for (size_t off = kScales; off < kChunk; off += 64) PrefetchAhead(chunk + off, kPrefetchAhead);
+    VF sum[kM];
+    for (size_t r = 0; r < kM; ++r) sum[r] = hn::Zero(df);
+    for (size_t c = 0; c < 2; ++c) {
+      for (size_t half = 0; half < 2; ++half) {
+        if constexpr (kM <= 2) {
+          Half<kM>(lhs, nb, b, c, half, chunk, v, sum);
+        } else {
+          Quarter<kM, 0>(lhs, nb, b, c, half, chunk, v, sum);
+          Quarter<kM, 1>(lhs, nb, b, c, half, chunk, v, sum);
+          Quarter<kM, 2>(lhs, nb, b, c, half, chunk, v, sum);
+          Quarter<kM, 3>(lhs, nb, b, c, half, chunk, v, sum);
         }
-        const VF dw = LoadHalfScales(chunk + kD + 2 * v * l32);
-        for (size_t r = 0; r < kM; ++r) acc[r] = hn::MulAdd(hn::Mul(dw, hn::Set(df, lhs[r * io.nb + b].d)), sum[r], acc[r]);
       }
-      for (size_t r = 0; r < kM; ++r) StoreAccumulator(io, r, v, acc[r]);
     }
+    const VF dw = LoadHalfScales(chunk + kD + 2 * v * l32);
+    for (size_t r = 0; r < kM; ++r) acc[r] = hn::MulAdd(hn::Mul(dw, hn::Set(df, lhs[r * nb + b].d)), sum[r], acc[r]);
   }
 };
 
@@ -321,44 +306,36 @@ struct IQ4XSFamily {
   static constexpr size_t kTileM = kOffsetTileM;
 
   template <size_t kM>
-  static HWY_INLINE void Tile(const LhsQ8K* lhs, const uint8_t* group, const TileIO& io) {
+  static HWY_INLINE void Block(const LhsQ8K* lhs, size_t nb, size_t b, const uint8_t* chunk, size_t v, VF* acc) {
     const DU8 du8;
     const DI32 di32;
     const DF df;
     const size_t l8 = hn::Lanes(du8), l32 = hn::Lanes(di32);
     const VU8 book = hn::LoadDup128(du8, kIQ4Unsigned);
-    for (size_t v = 0; v * l32 < io.n_valid; ++v) {
-      VF acc[kM];
-      for (size_t r = 0; r < kM; ++r) acc[r] = LoadAccumulator(io, r, v);
-      for (size_t b = io.b0; b < io.b1; ++b) {
-        const uint8_t* chunk = group + b * kChunk;
-        PrefetchAhead(chunk + iq4_xs::kScales, kPrefetchAhead);
-        VF sum[kM];  // sum over the sub-blocks s of (ls_s - 32) x (values . a), in float
-        for (size_t r = 0; r < kM; ++r) sum[r] = hn::Zero(df);
-        for (size_t s = 0; s < 8; ++s) {
-          DotAcc dot[kM];
-          for (size_t r = 0; r < kM; ++r) {
-            const LhsQ8K& a = lhs[r * io.nb + b];
-            dot[r] = DotStart(hn::Set(di32, -128 * (128 * a.pair_hi[s] + a.pair_lo[s])));
-          }
-          for (size_t j = 0; j < 4; ++j) {
-            const VU8 packed = LoadAndPrefetch(chunk + (4 * s + j) * 64 + v * l8, kPrefetchAhead);
-            const VU8 lo = hn::TableLookupBytes(book, LowNibbles(packed));
-            const VU8 hi = hn::TableLookupBytes(book, HighNibbles(packed));
-            for (size_t r = 0; r < kM; ++r) {
-              const int8_t* a = lhs[r * io.nb + b].qs + 32 * s + 4 * j;
-              DotPortable(dot[r], lo, a);
-              DotPortable(dot[r], hi, a + 16);
-            }
-          }
-          const VF sc = hn::ConvertTo(df, LoadScalesI8(chunk + iq4_xs::kScales + s * kRows + v * l32));
-          for (size_t r = 0; r < kM; ++r) sum[r] = hn::MulAdd(hn::ConvertTo(df, DotFinish(dot[r])), sc, sum[r]);
-        }
-        const VF dw = LoadHalfScales(chunk + iq4_xs::kD + 2 * v * l32);
-        for (size_t r = 0; r < kM; ++r) acc[r] = hn::MulAdd(hn::Mul(dw, hn::Set(df, lhs[r * io.nb + b].d)), sum[r], acc[r]);
+    PrefetchAhead(chunk + iq4_xs::kScales, kPrefetchAhead);
+    VF sum[kM];  // sum over the sub-blocks s of (ls_s - 32) x (values . a), in float
+    for (size_t r = 0; r < kM; ++r) sum[r] = hn::Zero(df);
+    for (size_t s = 0; s < 8; ++s) {
+      DotAcc dot[kM];
+      for (size_t r = 0; r < kM; ++r) {
+        const LhsQ8K& a = lhs[r * nb + b];
+        dot[r] = DotStart(hn::Set(di32, -128 * (128 * a.pair_hi[s] + a.pair_lo[s])));
       }
-      for (size_t r = 0; r < kM; ++r) StoreAccumulator(io, r, v, acc[r]);
+      for (size_t j = 0; j < 4; ++j) {
+        const VU8 packed = LoadAndPrefetch(chunk + (4 * s + j) * 64 + v * l8, kPrefetchAhead);
+        const VU8 lo = hn::TableLookupBytes(book, LowNibbles(packed));
+        const VU8 hi = hn::TableLookupBytes(book, HighNibbles(packed));
+        for (size_t r = 0; r < kM; ++r) {
+          const int8_t* a = lhs[r * nb + b].qs + 32 * s + 4 * j;
+          DotPortable(dot[r], lo, a);
+          DotPortable(dot[r], hi, a + 16);
+        }
+      }
+      const VF sc = hn::ConvertTo(df, LoadScalesI8(chunk + iq4_xs::kScales + s * kRows + v * l32));
+      for (size_t r = 0; r < kM; ++r) sum[r] = hn::MulAdd(hn::ConvertTo(df, DotFinish(dot[r])), sc, sum[r]);
     }
+    const VF dw = LoadHalfScales(chunk + iq4_xs::kD + 2 * v * l32);
+    for (size_t r = 0; r < kM; ++r) acc[r] = hn::MulAdd(hn::Mul(dw, hn::Set(df, lhs[r * nb + b].d)), sum[r], acc[r]);
   }
 };
 
