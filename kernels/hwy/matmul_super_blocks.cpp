@@ -17,8 +17,8 @@
 //         0..15 / 0..31 (nibble + fifth bit); mins = sum_s m_s * (sum of a
 //         over s), as m . pair_lo + 128 m . pair_hi
 //   Q6_K: sum = sum_s sc_s * (codes . a - 32 * (sum of a)) over 16 sub-blocks
-//         of 16, codes 0..63 rebuilt from 4 + 2 bits (the -32 * sum from
-//         the activations' offset16)
+//         of 16, codes 0..63 from the 3 planes of layout.h; the -32 * sum
+//         from the activations' offset16
 //   IQ4_XS: sum = sum_s (ls_s - 32) * (values . a - 128 * (sum of a)) over 8
 //         sub-blocks of 32, values the code book's + 128 (kIQ4Unsigned, layout.h) looked
 //         up from the nibbles with a byte shuffle, full bytes (the portable dot)
