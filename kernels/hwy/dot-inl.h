@@ -181,13 +181,31 @@ HWY_INLINE void DotSmall(DotAcc& acc, VU8 w, const int8_t* a) {
 // EPYC, no AVX-512; matmul_bench M128 N4096 K4096, best of 5 alternating
 // runs) prefill went Q4_0 124 -> 160 GOP/s, Q5_0 104 -> 131, Q4_K 119 -> 133,
 // Q6_K 99 -> 110.
+// An empty asm that claims to change v: the int16 adds of a pending sum
+// happen one after the other, as written. Without it GCC 12 reassociated the
+// chain of a Q4_K prefill tile (4 rows, 8 loads per sub-block, fully
+// unrolled): every vpmaddubsw result was stored to the stack and the sums
+// added up from there at the end (270 ymm stack accesses in the AVX2 RunQ4K,
+// 96 with it). One AVX2 core, matmul_bench prefill M128 N4096 K4096, 5
+// alternating runs on a loaded machine (load average 6-7), GOP/s best
+// (median): Q4_0 141 -> 156 (135 -> 136), Q4_K 122 -> 152 (118 -> 120), Q6_K
+// 106 -> 119 (97 -> 103).
+#if defined(ENGINE_HWY_DOT_MADDUBS)
+template <class V>
+HWY_INLINE void KeepInOrder(V& v) {
+  __asm__("" : "+v"(v.raw));
+}
+#endif
+
 constexpr size_t DotPendingMax(int max_w) { return 32767 / (2 * static_cast<size_t>(max_w) * 128); }
 
 HWY_INLINE void DotSmallPending(DotAcc& acc, VU8 w, const int8_t* a) {
 #if defined(ENGINE_HWY_DOT_MADDUBS) && HWY_TARGET == HWY_AVX2
   acc.pending = hn::Add(acc.pending, hn::Vec<DI16>{_mm256_maddubs_epi16(w.raw, Broadcast4(a).raw)});
+  KeepInOrder(acc.pending);
 #elif defined(ENGINE_HWY_DOT_MADDUBS) && HWY_TARGET == HWY_AVX3
   acc.pending = hn::Add(acc.pending, hn::Vec<DI16>{_mm512_maddubs_epi16(w.raw, Broadcast4(a).raw)});
+  KeepInOrder(acc.pending);
 #else
   DotSmall(acc, w, a);
 #endif

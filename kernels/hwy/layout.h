@@ -21,8 +21,10 @@
 //                d [r] f16, dmin [r] f16    (+64 B, 2.8%, for unpacked scales)
 //   Q5_K 2880 B: as Q4_K with qh [j 8][r 16][4] (bytes 4j.. of each row's
 //                qh) after qs                (+64 B, 2.3%)
-//   Q6_K 3360 B: ql [c 2][h 2][j 8][r 16][4] (bytes 64c+32h+4j.. of ql),
-//                qh [c 2][j 8][r 16][4] (bytes 32c+4j.. of qh),
+//   Q6_K 3360 B: 3 planes [t 3][c 2][j 8][r 16][4]: the byte of element
+//                e = 128c + 32t + 4j + i holds its 6-bit code in bits 0-5
+//                and bits 2t, 2t+1 of the code of e + 96 - 32t (quarter 3,
+//                spread over the planes) in bits 6-7;
 //                sc [s 16][r 16] i8, d [r] f16
 //
 //   F32, F16, BF16: the whole group as [k][r 16] elements: one load at k is

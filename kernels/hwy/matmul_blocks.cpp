@@ -101,86 +101,79 @@ struct LegacyFamily {
   static constexpr size_t kChunk = Layout::kBytes;
   static constexpr size_t kTileM = kLegacyTileM;
 
+  // Block b (at chunk) for rows v*l32.. of the group: acc[r] += its terms.
   template <size_t kM>
-  static HWY_INLINE void Tile(const LhsQ8_0* lhs, const uint8_t* group, const TileIO& io) {
+  static HWY_INLINE void Block(const LhsQ8_0* lhs, size_t nb, size_t b, const uint8_t* chunk, size_t v, VF* acc) {
     const DU8 du8;
     const DU16 du16;
     const DI32 di32;
     const DF df;
     const size_t l8 = hn::Lanes(du8), l32 = hn::Lanes(di32);
-    for (size_t v = 0; v * l32 < io.n_valid; ++v) {  // rows v*l32 .. of the group
-      VF acc[kM];
-      for (size_t r = 0; r < kM; ++r) acc[r] = LoadAccumulator(io, r, v);
-      for (size_t b = io.b0; b < io.b1; ++b) {
-        const uint8_t* chunk = group + b * kChunk;
-        for (size_t off = Layout::kQh; off < kChunk; off += 64) PrefetchAhead(chunk + off, kPrefetchAhead);
-        const VF dw = LoadHalfScales(chunk + Layout::kD + 2 * v * l32);
-        VI32 isum[kM];
-        if constexpr (Layout::kBytes8) {
-          VU8 w[8];  // codes 4j..4j+3 of each row
-          for (size_t j = 0; j < 8; ++j) w[j] = FullBytes(LoadAndPrefetch(chunk + 64 * j + v * l8, kPrefetchAhead));
-          for (size_t r = 0; r < kM; ++r) {
-            const LhsQ8_0& a = lhs[r * io.nb + b];
-            DotAcc s = DotStart(hn::Set(di32, kFullBytesSigned ? 0 : a.offset_sum));
-            for (size_t j = 0; j < 8; ++j) DotFullBytes(s, w[j], a.qs + 4 * j);
-            isum[r] = DotFinish(s);
-          }
-        } else if constexpr (Layout::kCodeBook) {
-          // Values up to 241 as stored would saturate vpmaddubsw's int16
-          // pairs: the full-byte path, as Q8_0.
-          const VU8 book = hn::LoadDup128(du8, kIQ4Unsigned);
-          VU8 lo[4], hi[4];  // values of codes 4j..4j+3 and 16+4j..16+4j+3 of each row
-          for (size_t j = 0; j < 4; ++j) {
-            const VU8 packed = LoadAndPrefetch(chunk + 64 * j + v * l8, kPrefetchAhead);
-            lo[j] = FullBytes(hn::TableLookupBytes(book, LowNibbles(packed)));
-            hi[j] = FullBytes(hn::TableLookupBytes(book, HighNibbles(packed)));
-          }
-          for (size_t r = 0; r < kM; ++r) {
-            const LhsQ8_0& a = lhs[r * io.nb + b];
-            DotAcc s = DotStart(hn::Set(di32, kFullBytesSigned ? 0 : a.offset_sum));
-            for (size_t j = 0; j < 4; ++j) {
-              DotFullBytes(s, lo[j], a.qs + 4 * j);
-              DotFullBytes(s, hi[j], a.qs + 16 + 4 * j);
-            }
-            isum[r] = DotFinish(s);
-          }
-        } else {
-          VU8 lo[4], hi[4];  // codes 4j..4j+3 and 16+4j..16+4j+3 of each row
-          for (size_t j = 0; j < 4; ++j) {
-            const VU8 packed = LoadAndPrefetch(chunk + 64 * j + v * l8, kPrefetchAhead);
-            lo[j] = LowNibbles(packed);
-            hi[j] = HighNibbles(packed);
-          }
-          if constexpr (Layout::kFifthBit) {  // byte t of a row: bit j = code 4j+t, bit 4+j = code 16+4j+t
-            const auto qh = hn::BitCast(du16, hn::LoadU(du8, chunk + Layout::kQh + v * l8));
-            const VU8 bit4 = hn::Set(du8, 0x10);
-            for (size_t j = 0; j < 4; ++j) {
-              lo[j] = hn::OrAnd(lo[j], hn::BitCast(du8, hn::ShiftLeftSame(qh, static_cast<int>(4 - j))), bit4);
-              hi[j] = hn::OrAnd(hi[j], hn::BitCast(du8, hn::ShiftRightSame(qh, static_cast<int>(j))), bit4);
-            }
-          }
-          for (size_t r = 0; r < kM; ++r) {
-            const LhsQ8_0& a = lhs[r * io.nb + b];
-            DotAcc s = DotStart(hn::Set(di32, a.offset_sum));
-            // 8 products per block: all pending for 4-bit codes, 4 for 5-bit.
-            static_assert(DotPendingMax(Layout::kFifthBit ? 31 : 15) >= (Layout::kFifthBit ? 4 : 8));
-            for (size_t j = 0; j < 4; ++j) {
-              DotSmallPending(s, lo[j], a.qs + 4 * j);
-              DotSmallPending(s, hi[j], a.qs + 16 + 4 * j);
-              if (Layout::kFifthBit && j == 1) DotWiden(s);
-            }
-            isum[r] = DotFinish(s);
-          }
+    for (size_t off = Layout::kQh; off < kChunk; off += 64) PrefetchAhead(chunk + off, kPrefetchAhead);
+    const VF dw = LoadHalfScales(chunk + Layout::kD + 2 * v * l32);
+    VI32 isum[kM];
+    if constexpr (Layout::kBytes8) {
+      VU8 w[8];  // codes 4j..4j+3 of each row
+      for (size_t j = 0; j < 8; ++j) w[j] = FullBytes(LoadAndPrefetch(chunk + 64 * j + v * l8, kPrefetchAhead));
+      for (size_t r = 0; r < kM; ++r) {
+        const LhsQ8_0& a = lhs[r * nb + b];
+        DotAcc s = DotStart(hn::Set(di32, kFullBytesSigned ? 0 : a.offset_sum));
+        for (size_t j = 0; j < 8; ++j) DotFullBytes(s, w[j], a.qs + 4 * j);
+        isum[r] = DotFinish(s);
+      }
+    } else if constexpr (Layout::kCodeBook) {
+      // Values up to 241 as stored would saturate vpmaddubsw's int16
+      // pairs: the full-byte path, as Q8_0.
+      const VU8 book = hn::LoadDup128(du8, kIQ4Unsigned);
+      VU8 lo[4], hi[4];  // values of codes 4j..4j+3 and 16+4j..16+4j+3 of each row
+      for (size_t j = 0; j < 4; ++j) {
+        const VU8 packed = LoadAndPrefetch(chunk + 64 * j + v * l8, kPrefetchAhead);
+        lo[j] = FullBytes(hn::TableLookupBytes(book, LowNibbles(packed)));
+        hi[j] = FullBytes(hn::TableLookupBytes(book, HighNibbles(packed)));
+      }
+      for (size_t r = 0; r < kM; ++r) {
+        const LhsQ8_0& a = lhs[r * nb + b];
+        DotAcc s = DotStart(hn::Set(di32, kFullBytesSigned ? 0 : a.offset_sum));
+        for (size_t j = 0; j < 4; ++j) {
+          DotFullBytes(s, lo[j], a.qs + 4 * j);
+          DotFullBytes(s, hi[j], a.qs + 16 + 4 * j);
         }
-        for (size_t r = 0; r < kM; ++r) {
-          const LhsQ8_0& a = lhs[r * io.nb + b];
-          acc[r] = hn::MulAdd(hn::Mul(dw, hn::Set(df, a.d)), hn::ConvertTo(df, isum[r]), acc[r]);
-          if constexpr (Layout::kHasMin) {
-            acc[r] = hn::MulAdd(LoadHalfScales(chunk + Layout::kM + 2 * v * l32), hn::Set(df, a.s), acc[r]);
-          }
+        isum[r] = DotFinish(s);
+      }
+    } else {
+      VU8 lo[4], hi[4];  // codes 4j..4j+3 and 16+4j..16+4j+3 of each row
+      for (size_t j = 0; j < 4; ++j) {
+        const VU8 packed = LoadAndPrefetch(chunk + 64 * j + v * l8, kPrefetchAhead);
+        lo[j] = LowNibbles(packed);
+        hi[j] = HighNibbles(packed);
+      }
+      if constexpr (Layout::kFifthBit) {  // byte t of a row: bit j = code 4j+t, bit 4+j = code 16+4j+t
+        const auto qh = hn::BitCast(du16, hn::LoadU(du8, chunk + Layout::kQh + v * l8));
+        const VU8 bit4 = hn::Set(du8, 0x10);
+        for (size_t j = 0; j < 4; ++j) {
+          lo[j] = hn::OrAnd(lo[j], hn::BitCast(du8, hn::ShiftLeftSame(qh, static_cast<int>(4 - j))), bit4);
+          hi[j] = hn::OrAnd(hi[j], hn::BitCast(du8, hn::ShiftRightSame(qh, static_cast<int>(j))), bit4);
         }
       }
-      for (size_t r = 0; r < kM; ++r) StoreAccumulator(io, r, v, acc[r]);
+      for (size_t r = 0; r < kM; ++r) {
+        const LhsQ8_0& a = lhs[r * nb + b];
+        DotAcc s = DotStart(hn::Set(di32, a.offset_sum));
+        // 8 products per block: all pending for 4-bit codes, 4 for 5-bit.
+        static_assert(DotPendingMax(Layout::kFifthBit ? 31 : 15) >= (Layout::kFifthBit ? 4 : 8));
+        for (size_t j = 0; j < 4; ++j) {
+          DotSmallPending(s, lo[j], a.qs + 4 * j);
+          DotSmallPending(s, hi[j], a.qs + 16 + 4 * j);
+          if (Layout::kFifthBit && j == 1) DotWiden(s);
+        }
+        isum[r] = DotFinish(s);
+      }
+    }
+    for (size_t r = 0; r < kM; ++r) {
+      const LhsQ8_0& a = lhs[r * nb + b];
+      acc[r] = hn::MulAdd(hn::Mul(dw, hn::Set(df, a.d)), hn::ConvertTo(df, isum[r]), acc[r]);
+      if constexpr (Layout::kHasMin) {
+        acc[r] = hn::MulAdd(LoadHalfScales(chunk + Layout::kM + 2 * v * l32), hn::Set(df, a.s), acc[r]);
+      }
     }
   }
 };

@@ -17,8 +17,8 @@
 //         0..15 / 0..31 (nibble + fifth bit); mins = sum_s m_s * (sum of a
 //         over s), as m . pair_lo + 128 m . pair_hi
 //   Q6_K: sum = sum_s sc_s * (codes . a - 32 * (sum of a)) over 16 sub-blocks
-//         of 16, codes 0..63 rebuilt from 4 + 2 bits (the -32 * sum from
-//         the activations' offset16)
+//         of 16, codes 0..63 from the 3 planes of layout.h; the -32 * sum
+//         from the activations' offset16
 //   IQ4_XS: sum = sum_s (ls_s - 32) * (values . a - 128 * (sum of a)) over 8
 //         sub-blocks of 32, values the code book's + 128 (kIQ4Unsigned, layout.h) looked
 //         up from the nibbles with a byte shuffle, full bytes (the portable dot)
@@ -69,7 +69,8 @@ struct OffsetChunk {
 };
 static_assert(OffsetChunk<false>::kBytes == kQ4_KChunk && OffsetChunk<true>::kBytes == kQ5_KChunk);
 namespace q6_k {
-inline constexpr size_t kQh = 2048, kScales = 3072, kD = 3328;
+// Three planes of 6-bit codes (layout.h), kPlane bytes apart.
+inline constexpr size_t kPlane = 1024, kScales = 3072, kD = 3328;
 }  // namespace q6_k
 // IQ4_XS 2208 B: qs [s 8][j 4][r 16][4] (bytes 16s+4j.. of each row's qs),
 // scales [s 8][r 16] as int8 ls - 32, d [r] f16 (+32 B, 1.5%).
@@ -108,94 +109,90 @@ struct OffsetFamily {
   static constexpr size_t kChunk = Off::kBytes;
   static constexpr size_t kTileM = kOffsetTileM;  // activation rows per pass over a group
 
+  // Super-block b (at chunk) for rows v*l32.. of the group: acc[r] += its terms.
   template <size_t kM>
-  static HWY_INLINE void Tile(const LhsQ8K* lhs, const uint8_t* group, const TileIO& io) {
+  static HWY_INLINE void Block(const LhsQ8K* lhs, size_t nb, size_t b, const uint8_t* chunk, size_t v, VF* acc) {
     const DU8 du8;
     const DU16 du16;
     const DI32 di32;
     const DF df;
     const size_t l8 = hn::Lanes(du8), l32 = hn::Lanes(di32);
-    for (size_t v = 0; v * l32 < io.n_valid; ++v) {
-      VF acc[kM];
-      for (size_t r = 0; r < kM; ++r) acc[r] = LoadAccumulator(io, r, v);
-      for (size_t b = io.b0; b < io.b1; ++b) {
-        const uint8_t* chunk = group + b * kChunk;
-        for (size_t off : {Off::kScales, Off::kScales + 64, Off::kD}) PrefetchAhead(chunk + off, kPrefetchAhead);
-        VF sum[kM];  // sum over the sub-blocks s of sc_s x (codes . a), in float
-        for (size_t r = 0; r < kM; ++r) sum[r] = hn::Zero(df);
-        for (size_t c = 0; c < 4; ++c) {  // sub-blocks 2c (low nibbles) and 2c+1 (high)
-          DotAcc lo[kM], hi[kM];
-          for (size_t r = 0; r < kM; ++r) lo[r] = hi[r] = DotStart(hn::Zero(di32));
-          for (size_t j = 0; j < 8; ++j) {
-            const VU8 packed = LoadAndPrefetch(chunk + (8 * c + j) * 64 + v * l8, kPrefetchAhead);
-            VU8 wl = LowNibbles(packed), wh = HighNibbles(packed);
-            if constexpr (kQ5) {  // bit 4: bits 2c (sub-block 2c) and 2c+1 of the qh byte
-              const auto qh = hn::ShiftRightSame(
-                  hn::BitCast(du16, LoadAndPrefetch(chunk + Off::kQh + 64 * j + v * l8, kPrefetchAhead)),
-                  static_cast<int>(2 * c));
-              wl = hn::OrAnd(wl, hn::BitCast(du8, hn::ShiftLeft<4>(qh)), hn::Set(du8, 0x10));
-              wh = hn::OrAnd(wh, hn::BitCast(du8, hn::ShiftLeft<3>(qh)), hn::Set(du8, 0x10));
-            }
-            // Q4_K: the 8 products of a sub-block all pending (4-bit codes).
-            // Q5_K's 5-bit codes would need a widening half way, and the
-            // int32 sums it keeps live beside the pending int16 ones spill on
-            // AVX2 (16 registers): Q5_K prefill went 95 -> 85 GOP/s.
-            static_assert(DotPendingMax(15) >= 8);
-            for (size_t r = 0; r < kM; ++r) {
-              const int8_t* a = lhs[r * io.nb + b].qs + 64 * c + 4 * j;
-              if constexpr (kQ5) {
-                DotSmall(lo[r], wl, a);
-                DotSmall(hi[r], wh, a + 32);
-              } else {
-                DotSmallPending(lo[r], wl, a);
-                DotSmallPending(hi[r], wh, a + 32);
-              }
-            }
-          }
-          const VF sc_lo = hn::ConvertTo(df, LoadScalesU8(chunk + Off::kScales + 2 * c * kRows + v * l32));
-          const VF sc_hi = hn::ConvertTo(df, LoadScalesU8(chunk + Off::kScales + (2 * c + 1) * kRows + v * l32));
-          for (size_t r = 0; r < kM; ++r) {
-            sum[r] = hn::MulAdd(hn::ConvertTo(df, DotFinish(lo[r])), sc_lo, sum[r]);
-            sum[r] = hn::MulAdd(hn::ConvertTo(df, DotFinish(hi[r])), sc_hi, sum[r]);
-          }
+    for (size_t off : {Off::kScales, Off::kScales + 64, Off::kD}) PrefetchAhead(chunk + off, kPrefetchAhead);
+    VF sum[kM];  // sum over the sub-blocks s of sc_s x (codes . a), in float
+    for (size_t r = 0; r < kM; ++r) sum[r] = hn::Zero(df);
+    for (size_t c = 0; c < 4; ++c) {  // sub-blocks 2c (low nibbles) and 2c+1 (high)
+      DotAcc lo[kM], hi[kM];
+      for (size_t r = 0; r < kM; ++r) lo[r] = hi[r] = DotStart(hn::Zero(di32));
+      for (size_t j = 0; j < 8; ++j) {
+        const VU8 packed = LoadAndPrefetch(chunk + (8 * c + j) * 64 + v * l8, kPrefetchAhead);
+        VU8 wl = LowNibbles(packed), wh = HighNibbles(packed);
+        if constexpr (kQ5) {  // bit 4: bits 2c (sub-block 2c) and 2c+1 of the qh byte
+          const auto qh = hn::ShiftRightSame(
+              hn::BitCast(du16, LoadAndPrefetch(chunk + Off::kQh + 64 * j + v * l8, kPrefetchAhead)),
+              static_cast<int>(2 * c));
+          wl = hn::OrAnd(wl, hn::BitCast(du8, hn::ShiftLeft<4>(qh)), hn::Set(du8, 0x10));
+          wh = hn::OrAnd(wh, hn::BitCast(du8, hn::ShiftLeft<3>(qh)), hn::Set(du8, 0x10));
         }
-        const VU8 m_lo = LoadAndPrefetch(chunk + Off::kMins + v * l8, kPrefetchAhead);       // m 0..3 of each row
-        const VU8 m_hi = LoadAndPrefetch(chunk + Off::kMins + 64 + v * l8, kPrefetchAhead);  // m 4..7
-        const VF dw = LoadHalfScales(chunk + Off::kD + 2 * v * l32);
-        const VF dminw = LoadHalfScales(chunk + Off::kDmin + 2 * v * l32);
+        // Q4_K: the 8 products of a sub-block all pending (4-bit codes).
+        // Q5_K's 5-bit codes would need a widening half way, and the
+        // int32 sums it keeps live beside the pending int16 ones spill on
+        // AVX2 (16 registers): Q5_K prefill went 95 -> 85 GOP/s.
+        static_assert(DotPendingMax(15) >= 8);
         for (size_t r = 0; r < kM; ++r) {
-          const LhsQ8K& a = lhs[r * io.nb + b];
-          DotAcc mins_lo = DotStart(hn::Zero(di32)), mins_hi = DotStart(hn::Zero(di32));
-          DotSmall(mins_lo, m_lo, a.pair_lo);
-          DotSmall(mins_lo, m_hi, a.pair_lo + 4);
-          DotSmall(mins_hi, m_lo, a.pair_hi);
-          DotSmall(mins_hi, m_hi, a.pair_hi + 4);
-          const VI32 mins = hn::Add(DotFinish(mins_lo), hn::ShiftLeft<7>(DotFinish(mins_hi)));
-          const VF d = hn::Mul(dw, hn::Set(df, a.d));
-          const VF dmin = hn::Mul(dminw, hn::Set(df, a.d));
-          acc[r] = hn::NegMulAdd(dmin, hn::ConvertTo(df, mins), hn::MulAdd(d, sum[r], acc[r]));
+          const int8_t* a = lhs[r * nb + b].qs + 64 * c + 4 * j;
+          if constexpr (kQ5) {
+            DotSmall(lo[r], wl, a);
+            DotSmall(hi[r], wh, a + 32);
+          } else {
+            DotSmallPending(lo[r], wl, a);
+            DotSmallPending(hi[r], wh, a + 32);
+          }
         }
       }
-      for (size_t r = 0; r < kM; ++r) StoreAccumulator(io, r, v, acc[r]);
+      const VF sc_lo = hn::ConvertTo(df, LoadScalesU8(chunk + Off::kScales + 2 * c * kRows + v * l32));
+      const VF sc_hi = hn::ConvertTo(df, LoadScalesU8(chunk + Off::kScales + (2 * c + 1) * kRows + v * l32));
+      for (size_t r = 0; r < kM; ++r) {
+        sum[r] = hn::MulAdd(hn::ConvertTo(df, DotFinish(lo[r])), sc_lo, sum[r]);
+        sum[r] = hn::MulAdd(hn::ConvertTo(df, DotFinish(hi[r])), sc_hi, sum[r]);
+      }
+    }
+    const VU8 m_lo = LoadAndPrefetch(chunk + Off::kMins + v * l8, kPrefetchAhead);       // m 0..3 of each row
+    const VU8 m_hi = LoadAndPrefetch(chunk + Off::kMins + 64 + v * l8, kPrefetchAhead);  // m 4..7
+    const VF dw = LoadHalfScales(chunk + Off::kD + 2 * v * l32);
+    const VF dminw = LoadHalfScales(chunk + Off::kDmin + 2 * v * l32);
+    for (size_t r = 0; r < kM; ++r) {
+      const LhsQ8K& a = lhs[r * nb + b];
+      DotAcc mins_lo = DotStart(hn::Zero(di32)), mins_hi = DotStart(hn::Zero(di32));
+      DotSmall(mins_lo, m_lo, a.pair_lo);
+      DotSmall(mins_lo, m_hi, a.pair_lo + 4);
+      DotSmall(mins_hi, m_lo, a.pair_hi);
+      DotSmall(mins_hi, m_hi, a.pair_hi + 4);
+      const VI32 mins = hn::Add(DotFinish(mins_lo), hn::ShiftLeft<7>(DotFinish(mins_hi)));
+      const VF d = hn::Mul(dw, hn::Set(df, a.d));
+      const VF dmin = hn::Mul(dminw, hn::Set(df, a.d));
+      acc[r] = hn::NegMulAdd(dmin, hn::ConvertTo(df, mins), hn::MulAdd(d, sum[r], acc[r]));
     }
   }
 };
 
-// Codes of quarter t (elements 32t .. 32t+31 of a 128-element half) from the
-// low-bit byte (its low nibble for t < 2, high for t >= 2) and the high-bit
-// byte (bits 2t, 2t+1 moved to bits 4, 5).
-template <size_t kT>
-HWY_INLINE VU8 Q6Codes(VU8 ql, VU8 qh) {
-  const DU16 du16;
+// The codes of the 4 quarters t of a 128-element half (elements 32t + 4j ..
+// 4j+3 of each row) from the 3 planes' bytes (layout.h): quarters 0-2 are
+// bits 0-5 of plane t, one and; quarter 3's code is spread over bits 6-7 of
+// the three planes, and is gathered by masking those bits first, so that the
+// 16-bit shifts move no bit across a byte. 11 operations per 4 code vectors,
+// where the GGUF split (4 low bits, then 2 high bits of 4 codes in one byte)
+// took 17. One AVX2 core (matmul_bench --cold_mib=0, best of 4 alternating
+// runs, load average 4): decode 1x4096x4096 13.2 -> 15.9 weight GB/s, prefill
+// M128 72 -> 86 GOP/s; decode with cold weights 11.1 -> 11.4 GB/s.
+HWY_INLINE VU8 Q6Code(VU8 plane) { return hn::And(plane, hn::Set(DU8(), 0x3F)); }
+HWY_INLINE VU8 Q6Code3(VU8 p0, VU8 p1, VU8 p2) {
   const DU8 du8;
-  const VU8 low = kT < 2 ? LowNibbles(ql) : HighNibbles(ql);
-  const auto h16 = hn::BitCast(du16, qh);
-  VU8 high;
-  if constexpr (kT == 0) high = hn::BitCast(du8, hn::ShiftLeft<4>(h16));
-  if constexpr (kT == 1) high = hn::BitCast(du8, hn::ShiftLeft<2>(h16));
-  if constexpr (kT == 2) high = qh;
-  if constexpr (kT == 3) high = hn::BitCast(du8, hn::ShiftRight<2>(h16));
-  return hn::OrAnd(low, high, hn::Set(du8, 0x30));
+  const DU16 du16;
+  const VU8 top = hn::Set(du8, 0xC0);
+  const auto b01 = hn::ShiftRight<6>(hn::BitCast(du16, hn::And(p0, top)));
+  const auto b23 = hn::ShiftRight<4>(hn::BitCast(du16, hn::And(p1, top)));
+  const auto b45 = hn::ShiftRight<2>(hn::BitCast(du16, hn::And(p2, top)));
+  return hn::BitCast(du8, hn::Or(hn::Or(b01, b23), b45));
 }
 
 // Q6_K weights: see RunGroups (groups-inl.h).
@@ -230,10 +227,11 @@ struct Q6Family {
     }
     for (size_t jj = 0; jj < 4; ++jj) {
       const size_t j = 4 * half + jj;
-      const VU8 ql_a = LoadAndPrefetch(chunk + ((2 * c) * 8 + j) * 64 + v * l8, kPrefetchAhead);      // t = 0, 2
-      const VU8 ql_b = LoadAndPrefetch(chunk + ((2 * c + 1) * 8 + j) * 64 + v * l8, kPrefetchAhead);  // t = 1, 3
-      const VU8 qh = LoadAndPrefetch(chunk + kQh + (8 * c + j) * 64 + v * l8, kPrefetchAhead);
-      const VU8 w[4] = {Q6Codes<0>(ql_a, qh), Q6Codes<1>(ql_b, qh), Q6Codes<2>(ql_a, qh), Q6Codes<3>(ql_b, qh)};
+      const uint8_t* planes = chunk + (8 * c + j) * 64 + v * l8;
+      const VU8 p0 = LoadAndPrefetch(planes, kPrefetchAhead);
+      const VU8 p1 = LoadAndPrefetch(planes + kPlane, kPrefetchAhead);
+      const VU8 p2 = LoadAndPrefetch(planes + 2 * kPlane, kPrefetchAhead);
+      const VU8 w[4] = {Q6Code(p0), Q6Code(p1), Q6Code(p2), Q6Code3(p0, p1, p2)};
       // 4 products per sub-block, 6-bit codes: 2 pending at most.
       static_assert(DotPendingMax(63) >= 2);
       for (size_t r = 0; r < kM; ++r) {
@@ -252,8 +250,8 @@ struct Q6Family {
 
   // The same sums for quarter kT of the half, for 3 or more rows (prefill):
   // one quarter at a time needs a quarter of Half's dot products in
-  // registers, so 8 rows fit; the low and high bits are loaded once per
-  // quarter from L1 (prefetched on their first use, kT 0 and 1).
+  // registers, so 8 rows fit; quarter kT < 3 loads plane kT (and prefetches
+  // its line), quarter 3 the three planes again from L1.
   template <size_t kM, size_t kT>
   static HWY_INLINE void Quarter(const LhsQ8K* lhs, size_t nb, size_t b, size_t c, size_t half, const uint8_t* chunk,
                                  size_t v, VF* sum) {
@@ -266,11 +264,13 @@ struct Q6Family {
     for (size_t r = 0; r < kM; ++r) acc[r] = DotStart(hn::Set(di32, lhs[r * nb + b].offset16[8 * c + 2 * kT + half]));
     for (size_t jj = 0; jj < 4; ++jj) {
       const size_t j = 4 * half + jj;
-      const uint8_t* ql = chunk + ((2 * c + kT % 2) * 8 + j) * 64 + v * l8;
-      const uint8_t* qh = chunk + kQh + (8 * c + j) * 64 + v * l8;
-      const VU8 low = kT < 2 ? LoadAndPrefetch(ql, kPrefetchAhead) : hn::LoadU(du8, ql);
-      const VU8 high = kT == 0 ? LoadAndPrefetch(qh, kPrefetchAhead) : hn::LoadU(du8, qh);
-      const VU8 w = Q6Codes<kT>(low, high);
+      const uint8_t* planes = chunk + (8 * c + j) * 64 + v * l8;
+      VU8 w;
+      if constexpr (kT < 3) {
+        w = Q6Code(LoadAndPrefetch(planes + kT * kPlane, kPrefetchAhead));
+      } else {
+        w = Q6Code3(hn::LoadU(du8, planes), hn::LoadU(du8, planes + kPlane), hn::LoadU(du8, planes + 2 * kPlane));
+      }
       for (size_t r = 0; r < kM; ++r) {  // 6-bit codes: 2 pending at most, as in Half
         DotSmallPending(acc[r], w, lhs[r * nb + b].qs + 128 * c + 4 * j + 32 * kT);
         if (jj == 1) DotWiden(acc[r]);
@@ -281,36 +281,28 @@ struct Q6Family {
   }
 
   template <size_t kM>
-  static HWY_INLINE void Tile(const LhsQ8K* lhs, const uint8_t* group, const TileIO& io) {
+  static HWY_INLINE void Block(const LhsQ8K* lhs, size_t nb, size_t b, const uint8_t* chunk, size_t v, VF* acc) {
     using namespace q6_k;
     const DI32 di32;
     const DF df;
     const size_t l32 = hn::Lanes(di32);
-    for (size_t v = 0; v * l32 < io.n_valid; ++v) {
-      VF acc[kM];
-      for (size_t r = 0; r < kM; ++r) acc[r] = LoadAccumulator(io, r, v);
-      for (size_t b = io.b0; b < io.b1; ++b) {
-        const uint8_t* chunk = group + b * kChunk;
-        for (size_t off = kScales; off < kChunk; off += 64) PrefetchAhead(chunk + off, kPrefetchAhead);
-        VF sum[kM];
-        for (size_t r = 0; r < kM; ++r) sum[r] = hn::Zero(df);
-        for (size_t c = 0; c < 2; ++c) {
-          for (size_t half = 0; half < 2; ++half) {
-            if constexpr (kM <= 2) {
-              Half<kM>(lhs, io.nb, b, c, half, chunk, v, sum);
-            } else {
-              Quarter<kM, 0>(lhs, io.nb, b, c, half, chunk, v, sum);
-              Quarter<kM, 1>(lhs, io.nb, b, c, half, chunk, v, sum);
-              Quarter<kM, 2>(lhs, io.nb, b, c, half, chunk, v, sum);
-              Quarter<kM, 3>(lhs, io.nb, b, c, half, chunk, v, sum);
-            }
-          }
+    for (size_t off = kScales; off < kChunk; off += 64) PrefetchAhead(chunk + off, kPrefetchAhead);
+    VF sum[kM];
+    for (size_t r = 0; r < kM; ++r) sum[r] = hn::Zero(df);
+    for (size_t c = 0; c < 2; ++c) {
+      for (size_t half = 0; half < 2; ++half) {
+        if constexpr (kM <= 2) {
+          Half<kM>(lhs, nb, b, c, half, chunk, v, sum);
+        } else {
+          Quarter<kM, 0>(lhs, nb, b, c, half, chunk, v, sum);
+          Quarter<kM, 1>(lhs, nb, b, c, half, chunk, v, sum);
+          Quarter<kM, 2>(lhs, nb, b, c, half, chunk, v, sum);
+          Quarter<kM, 3>(lhs, nb, b, c, half, chunk, v, sum);
         }
-        const VF dw = LoadHalfScales(chunk + kD + 2 * v * l32);
-        for (size_t r = 0; r < kM; ++r) acc[r] = hn::MulAdd(hn::Mul(dw, hn::Set(df, lhs[r * io.nb + b].d)), sum[r], acc[r]);
       }
-      for (size_t r = 0; r < kM; ++r) StoreAccumulator(io, r, v, acc[r]);
     }
+    const VF dw = LoadHalfScales(chunk + kD + 2 * v * l32);
+    for (size_t r = 0; r < kM; ++r) acc[r] = hn::MulAdd(hn::Mul(dw, hn::Set(df, lhs[r * nb + b].d)), sum[r], acc[r]);
   }
 };
 
@@ -321,44 +313,36 @@ struct IQ4XSFamily {
   static constexpr size_t kTileM = kOffsetTileM;
 
   template <size_t kM>
-  static HWY_INLINE void Tile(const LhsQ8K* lhs, const uint8_t* group, const TileIO& io) {
+  static HWY_INLINE void Block(const LhsQ8K* lhs, size_t nb, size_t b, const uint8_t* chunk, size_t v, VF* acc) {
     const DU8 du8;
     const DI32 di32;
     const DF df;
     const size_t l8 = hn::Lanes(du8), l32 = hn::Lanes(di32);
     const VU8 book = hn::LoadDup128(du8, kIQ4Unsigned);
-    for (size_t v = 0; v * l32 < io.n_valid; ++v) {
-      VF acc[kM];
-      for (size_t r = 0; r < kM; ++r) acc[r] = LoadAccumulator(io, r, v);
-      for (size_t b = io.b0; b < io.b1; ++b) {
-        const uint8_t* chunk = group + b * kChunk;
-        PrefetchAhead(chunk + iq4_xs::kScales, kPrefetchAhead);
-        VF sum[kM];  // sum over the sub-blocks s of (ls_s - 32) x (values . a), in float
-        for (size_t r = 0; r < kM; ++r) sum[r] = hn::Zero(df);
-        for (size_t s = 0; s < 8; ++s) {
-          DotAcc dot[kM];
-          for (size_t r = 0; r < kM; ++r) {
-            const LhsQ8K& a = lhs[r * io.nb + b];
-            dot[r] = DotStart(hn::Set(di32, -128 * (128 * a.pair_hi[s] + a.pair_lo[s])));
-          }
-          for (size_t j = 0; j < 4; ++j) {
-            const VU8 packed = LoadAndPrefetch(chunk + (4 * s + j) * 64 + v * l8, kPrefetchAhead);
-            const VU8 lo = hn::TableLookupBytes(book, LowNibbles(packed));
-            const VU8 hi = hn::TableLookupBytes(book, HighNibbles(packed));
-            for (size_t r = 0; r < kM; ++r) {
-              const int8_t* a = lhs[r * io.nb + b].qs + 32 * s + 4 * j;
-              DotPortable(dot[r], lo, a);
-              DotPortable(dot[r], hi, a + 16);
-            }
-          }
-          const VF sc = hn::ConvertTo(df, LoadScalesI8(chunk + iq4_xs::kScales + s * kRows + v * l32));
-          for (size_t r = 0; r < kM; ++r) sum[r] = hn::MulAdd(hn::ConvertTo(df, DotFinish(dot[r])), sc, sum[r]);
-        }
-        const VF dw = LoadHalfScales(chunk + iq4_xs::kD + 2 * v * l32);
-        for (size_t r = 0; r < kM; ++r) acc[r] = hn::MulAdd(hn::Mul(dw, hn::Set(df, lhs[r * io.nb + b].d)), sum[r], acc[r]);
+    PrefetchAhead(chunk + iq4_xs::kScales, kPrefetchAhead);
+    VF sum[kM];  // sum over the sub-blocks s of (ls_s - 32) x (values . a), in float
+    for (size_t r = 0; r < kM; ++r) sum[r] = hn::Zero(df);
+    for (size_t s = 0; s < 8; ++s) {
+      DotAcc dot[kM];
+      for (size_t r = 0; r < kM; ++r) {
+        const LhsQ8K& a = lhs[r * nb + b];
+        dot[r] = DotStart(hn::Set(di32, -128 * (128 * a.pair_hi[s] + a.pair_lo[s])));
       }
-      for (size_t r = 0; r < kM; ++r) StoreAccumulator(io, r, v, acc[r]);
+      for (size_t j = 0; j < 4; ++j) {
+        const VU8 packed = LoadAndPrefetch(chunk + (4 * s + j) * 64 + v * l8, kPrefetchAhead);
+        const VU8 lo = hn::TableLookupBytes(book, LowNibbles(packed));
+        const VU8 hi = hn::TableLookupBytes(book, HighNibbles(packed));
+        for (size_t r = 0; r < kM; ++r) {
+          const int8_t* a = lhs[r * nb + b].qs + 32 * s + 4 * j;
+          DotPortable(dot[r], lo, a);
+          DotPortable(dot[r], hi, a + 16);
+        }
+      }
+      const VF sc = hn::ConvertTo(df, LoadScalesI8(chunk + iq4_xs::kScales + s * kRows + v * l32));
+      for (size_t r = 0; r < kM; ++r) sum[r] = hn::MulAdd(hn::ConvertTo(df, DotFinish(dot[r])), sc, sum[r]);
     }
+    const VF dw = LoadHalfScales(chunk + iq4_xs::kD + 2 * v * l32);
+    for (size_t r = 0; r < kM; ++r) acc[r] = hn::MulAdd(hn::Mul(dw, hn::Set(df, lhs[r * nb + b].d)), sum[r], acc[r]);
   }
 };
 
@@ -430,11 +414,13 @@ void pack_rhs_q6_k(size_t n, size_t k, const void* rhs, void* rhs_packed) {
       for (size_t r = 0; r < kRows && g * kRows + r < n; ++r) {
         const ref::BlockQ6_K& blk = rows[(g * kRows + r) * nb + b];
         for (size_t c = 0; c < 2; ++c) {
-          for (size_t j = 0; j < 8; ++j) {
-            for (size_t h = 0; h < 2; ++h) {
-              std::memcpy(out + ((2 * c + h) * 8 + j) * 64 + 4 * r, blk.ql + 64 * c + 32 * h + 4 * j, 4);
+          for (size_t l = 0; l < 32; ++l) {  // element 4j + i of each quarter
+            const size_t e = 128 * c + l;
+            const unsigned code3 = ref::q6_k_code(blk, e + 96);
+            for (size_t t = 0; t < 3; ++t) {
+              out[t * kPlane + (8 * c + l / 4) * 64 + 4 * r + l % 4] =
+                  static_cast<uint8_t>(ref::q6_k_code(blk, e + 32 * t) | ((code3 >> (2 * t)) & 3) << 6);
             }
-            std::memcpy(out + kQh + (8 * c + j) * 64 + 4 * r, blk.qh + 32 * c + 4 * j, 4);
           }
         }
         for (size_t s = 0; s < 16; ++s) out[kScales + s * kRows + r] = static_cast<uint8_t>(blk.scales[s]);
