@@ -273,6 +273,8 @@ PYBIND11_MODULE(_engine, m) {
           "status ENGINE_ERR_ABORTED); the session keeps the tokens evaluated whole.")
       .def_property_readonly("kv_bytes", [](const PySession& s) { return s.session.kv_info().bytes; });
 
+  // The keyword defaults are the C API's, read once.
+  const engine_sampler_params sampler_defaults = engine_sampler_default_params();
   py::class_<engine::api::Sampler>(m, "Sampler")
       .def(py::init([](float temperature, int32_t top_k, float top_p, float min_p, float repeat_penalty,
                        int32_t repeat_last_n, uint32_t seed) {
@@ -286,13 +288,13 @@ PYBIND11_MODULE(_engine, m) {
              p.seed = seed;
              return std::make_unique<engine::api::Sampler>(p);
            }),
-           py::arg("temperature") = engine_sampler_default_params().temperature,
-           py::arg("top_k") = engine_sampler_default_params().top_k,
-           py::arg("top_p") = engine_sampler_default_params().top_p,
-           py::arg("min_p") = engine_sampler_default_params().min_p,
-           py::arg("repeat_penalty") = engine_sampler_default_params().repeat_penalty,
-           py::arg("repeat_last_n") = engine_sampler_default_params().repeat_last_n,
-           py::arg("seed") = engine_sampler_default_params().seed, "temperature <= 0: greedy.")
+           py::arg("temperature") = sampler_defaults.temperature,
+           py::arg("top_k") = sampler_defaults.top_k,
+           py::arg("top_p") = sampler_defaults.top_p,
+           py::arg("min_p") = sampler_defaults.min_p,
+           py::arg("repeat_penalty") = sampler_defaults.repeat_penalty,
+           py::arg("repeat_last_n") = sampler_defaults.repeat_last_n,
+           py::arg("seed") = sampler_defaults.seed, "temperature <= 0: greedy.")
       .def("sample", [](engine::api::Sampler& sampler, PySession& s) { return sampler.sample(s.session); },
            py::arg("session"), "Picks the next token from the session's logits and records it.")
       .def("accept", &engine::api::Sampler::accept, py::arg("token"),

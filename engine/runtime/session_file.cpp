@@ -99,7 +99,7 @@ CacheHeader describe(const AttentionCache& a, uint32_t n_past) {
   throw SessionFileError("saved session " + path + ": " + what);
 }
 
-// Writes to a FILE and hashes what it wrote.
+// Writes to the output file and hashes what it wrote.
 class Writer {
  public:
   explicit Writer(gguf::OutputFile& out) : out_(out) {}
