@@ -55,8 +55,6 @@ std::vector<uint8_t> encode_strings(std::span<const S> v) {
 
 uint64_t padding(uint64_t offset, uint64_t alignment) { return (alignment - offset % alignment) % alignment; }
 
-[[noreturn]] void fail(const std::string& path, const std::string& what) { throw Error(path + ": " + what); }
-
 // Buffered writes to the output file.
 class BufferedSink final : public TensorSink {
  public:
@@ -289,8 +287,8 @@ void Writer::write(const std::string& path) const {
     }
     const uint64_t produced = sink.written() - start;
     if (produced != t.n_bytes) {
-      fail(path, "tensor '" + t.name + "': the producer wrote " + std::to_string(produced) + " bytes, " +
-                     std::to_string(t.n_bytes) + " expected");
+      throw Error(path + ": tensor '" + t.name + "': the producer wrote " + std::to_string(produced) + " bytes, " +
+                  std::to_string(t.n_bytes) + " expected");
     }
     sink.zeros(padding(t.n_bytes, align));
   }
