@@ -1,5 +1,5 @@
 // Four 6-bit values per byte position in three bytes, for the packed K-quant
-// scales and codes of the ARM tiers (neon/packed.h, q3_k.h). Header-only,
+// scales and codes of the ARM tiers (neon/packed.h, low_bit_k.h). Header-only,
 // internal linkage, Armv8.0 instructions only: each tier's files compile it
 // with their flags.
 #pragma once

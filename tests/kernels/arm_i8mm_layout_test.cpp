@@ -84,7 +84,26 @@ void decode_iq4_xs(const uint8_t* p, size_t r, uint8_t* out) {
   std::memcpy(out, &b, sizeof b);
 }
 
-// arm/q3_k.h's Q3KPacked in the i8mm order (matmul_q3_k.cpp).
+// The 2-bit codes of Q2KPacked and Q3KPacked in the i8mm order
+// (arm/low_bit_k.h, matmul_q2_k_q3_k.cpp) back into a GGUF block's qs.
+void decode_two_bit(const uint8_t* low, size_t r, uint8_t* qs) {
+  for (size_t e = 0; e < 256; ++e) {
+    const size_t g = e / 64, t = e % 64 / 16, i = e % 16;
+    const size_t v = 2 * (r / 2) + i / 8, byte = 8 * (r % 2) + i % 8;
+    const unsigned low2 = (low[64 * g + 16 * v + byte] >> (2 * t)) & 3u;
+    qs[32 * (e / 128) + e % 32] = static_cast<uint8_t>(qs[32 * (e / 128) + e % 32] | low2 << (2 * (e % 128 / 32)));
+  }
+}
+
+void decode_q2_k(const uint8_t* p, size_t r, uint8_t* out) {
+  ref::BlockQ2_K b{};
+  std::memcpy(&b.d, p + 2 * r, 2);
+  std::memcpy(&b.dmin, p + 8 + 2 * r, 2);
+  for (size_t j = 0; j < 16; ++j) b.scales[j] = p[16 + 16 * (j / 4) + 4 * (j % 4) + r];
+  decode_two_bit(p + 80, r, b.qs);
+  std::memcpy(out, &b, sizeof b);
+}
+
 void decode_q3_k(const uint8_t* p, size_t r, uint8_t* out) {
   ref::BlockQ3_K b{};
   std::memcpy(&b.d, p + 2 * r, 2);
@@ -97,12 +116,11 @@ void decode_q3_k(const uint8_t* p, size_t r, uint8_t* out) {
     b.scales[j % 8] = static_cast<uint8_t>(b.scales[j % 8] | (sc & 15) << (4 * (j / 8)));
     b.scales[8 + j % 4] = static_cast<uint8_t>(b.scales[8 + j % 4] | (sc >> 4) << (2 * (j / 4)));
   }
+  decode_two_bit(p + 56, r, b.qs);
   for (size_t e = 0; e < 256; ++e) {
     const size_t g = e / 64, t = e % 64 / 16, i = e % 16;
     const size_t v = 2 * (r / 2) + i / 8, byte = 8 * (r % 2) + i % 8;
-    const unsigned low2 = (p[56 + 64 * g + 16 * v + byte] >> (2 * t)) & 3u;
     const unsigned high = 1u - ((p[312 + 32 * g + 8 * v + byte % 8] >> (t + 4 * (byte / 8))) & 1u);
-    b.qs[32 * (e / 128) + e % 32] = static_cast<uint8_t>(b.qs[32 * (e / 128) + e % 32] | low2 << (2 * (e % 128 / 32)));
     b.hmask[e % 32] = static_cast<uint8_t>(b.hmask[e % 32] | high << (e / 32));
   }
   std::memcpy(out, &b, sizeof b);
@@ -255,7 +273,7 @@ INSTANTIATE_TEST_SUITE_P(Types, I8mmLayout,
                                            Case{GgmlType::Q5_0, decode_q5_0}, Case{GgmlType::IQ4_NL, decode_iq4_nl},
                                            Case{GgmlType::IQ4_XS, decode_iq4_xs},
                                            Case{GgmlType::Q4_1, decode_q4_1}, Case{GgmlType::Q5_1, decode_q5_1},
-                                           Case{GgmlType::Q3_K, decode_q3_k},
+                                           Case{GgmlType::Q2_K, decode_q2_k}, Case{GgmlType::Q3_K, decode_q3_k},
                                            Case{GgmlType::Q4_K, decode_offset_k<ref::BlockQ4_K>},
                                            Case{GgmlType::Q5_K, decode_offset_k<ref::BlockQ5_K>},
                                            Case{GgmlType::Q6_K, decode_q6_k}),

@@ -1,5 +1,6 @@
-// Properties of the ARM tiers (kernels/arm/neon, kernels/arm/dotprod) that the
-// generic tier harness (tier_matmul_test) does not check:
+// Properties of the ARM tiers (kernels/arm/neon, kernels/arm/dotprod, and the
+// i8mm kernels that round as the reference: Q2_K, Q3_K) that the generic tier
+// harness (tier_matmul_test) does not check:
 // - the SIMD activation quantizers write exactly the bytes of the reference
 //   quantizers (rounding ties, zero, tiny and outlier blocks, sign ties);
 // - the quantized kernels give the reference's results bit for bit on random
@@ -162,7 +163,10 @@ std::vector<const MatmulKernel*> arm_kernels(Keep keep) {
   std::vector<const MatmulKernel*> out;
   for (uint32_t id = 0; id < gguf::kGgmlTypeIdCount; ++id) {
     for (const MatmulKernel* k : kernels::matmul_table(static_cast<GgmlType>(id))) {
-      if ((k->tier == kernels::Tier::neon || k->tier == kernels::Tier::dotprod) && keep(*k)) out.push_back(k);
+      const bool exact_i8mm = k->tier == kernels::Tier::i8mm && (k->rhs_type == GgmlType::Q2_K || k->rhs_type == GgmlType::Q3_K);
+      if ((k->tier == kernels::Tier::neon || k->tier == kernels::Tier::dotprod || exact_i8mm) && keep(*k)) {
+        out.push_back(k);
+      }
     }
   }
   return out;
@@ -218,7 +222,7 @@ TEST_P(ArmQuantizedKernel, ResultsEqualTheReferenceBitForBit) {
   const MatmulKernel* ref = kernels::ref::ref_matmul_kernel(kern_->rhs_type);
   ASSERT_NE(ref, nullptr);
   const size_t k = 2 * std::max<size_t>(256, gguf::traits(kern_->rhs_type).block_size);
-  for (auto [m, n] : {std::pair<size_t, size_t>{1, 11}, {6, 7}}) {
+  for (auto [m, n] : {std::pair<size_t, size_t>{1, 11}, {6, 7}, {11, 9}}) {  // i8mm: rows, pairs, 8-row tiles
     std::mt19937 rng(static_cast<uint32_t>(m * 31 + n));
     std::normal_distribution<float> normal(0.0f, 1.0f);
     std::vector<float> x(m * k);

@@ -147,7 +147,7 @@ TEST(KernelSelection, ArmTiersCoverTheirTypesWithoutFallback) {
     for (auto type : {gguf::GgmlType::F32, gguf::GgmlType::F16, gguf::GgmlType::Q8_0, gguf::GgmlType::Q4_0,
                       gguf::GgmlType::Q5_0, gguf::GgmlType::Q4_K, gguf::GgmlType::Q5_K, gguf::GgmlType::Q6_K,
                       gguf::GgmlType::IQ4_NL, gguf::GgmlType::IQ4_XS, gguf::GgmlType::Q4_1, gguf::GgmlType::Q5_1,
-                      gguf::GgmlType::Q3_K}) {
+                      gguf::GgmlType::Q3_K, gguf::GgmlType::Q2_K}) {
       const bool no_sve_kernel = type != gguf::GgmlType::F32 && type != gguf::GgmlType::F16 &&
                                  type != gguf::GgmlType::Q8_0 && type != gguf::GgmlType::Q4_0 &&
                                  type != gguf::GgmlType::Q4_K && type != gguf::GgmlType::Q6_K;
@@ -163,7 +163,8 @@ TEST(KernelSelection, ArmTiersCoverTheirTypesWithoutFallback) {
   // better tier than sve for Q5_K, which it runs on neon: a fallback.
   max.sve_vector_bits = 512;
   for (auto type : {gguf::GgmlType::Q4_K, gguf::GgmlType::Q5_0, gguf::GgmlType::Q5_K, gguf::GgmlType::IQ4_NL,
-                    gguf::GgmlType::IQ4_XS, gguf::GgmlType::Q4_1, gguf::GgmlType::Q5_1, gguf::GgmlType::Q3_K}) {
+                    gguf::GgmlType::IQ4_XS, gguf::GgmlType::Q4_1, gguf::GgmlType::Q5_1, gguf::GgmlType::Q3_K,
+                    gguf::GgmlType::Q2_K}) {
     const auto s = kernels::select_matmul(type, max, std::nullopt);
     ASSERT_NE(s.kernel, nullptr);
     EXPECT_EQ(s.kernel->tier, type == gguf::GgmlType::Q4_K ? Tier::sve : Tier::i8mm) << s.describe();

@@ -14,6 +14,7 @@
 //   Q4_1 matmul_f32_q8_1_q4_1_4x4_dotprod  Q8_1 activations, + m_w s_x per block
 //   Q5_1 matmul_f32_q8_1_q5_1_4x4_dotprod
 //   Q3_K matmul_f32_q8_k_q3_k_4x4_dotprod  Q8_K activations
+//   Q2_K matmul_f32_q8_k_q2_k_4x4_dotprod  Q8_K activations, SMLAL by lane for the mins
 //
 // The quantized types are repacked at load into groups of 4 rows with their
 // codes interleaved in 4-byte runs, so that SDOT by element leaves one column

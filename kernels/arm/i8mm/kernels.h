@@ -11,7 +11,7 @@
 namespace kernels::i8mm {
 
 // F32 and F16 (the neon tier's float tile), Q8_0, Q4_0, Q5_0, Q4_K, Q5_K, Q6_K,
-// IQ4_NL, IQ4_XS, Q4_1, Q5_1 and Q3_K, one kernel each (contracts at the top of each matmul_*.cpp).
+// IQ4_NL, IQ4_XS, Q4_1, Q5_1, Q3_K and Q2_K, one kernel each (contracts at the top of each matmul_*.cpp).
 std::span<const MatmulKernel> matmul_kernels();
 
 }  // namespace kernels::i8mm

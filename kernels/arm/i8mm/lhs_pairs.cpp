@@ -172,6 +172,14 @@ void pack_lhs_q8_k_pairs(size_t m, size_t k, const float* lhs, size_t lhs_stride
         std::memcpy(qs + 16 * t, q[0] + 8 * t, 8);
         std::memcpy(qs + 16 * t + 8, q[1] + 8 * t, 8);
       }
+      auto* lo16 = reinterpret_cast<int8_t*>(out + kQ8_KBsum16Offset);
+      for (int r = 0; r < 2; ++r) {
+        for (int s = 0; s < 16; ++s) {
+          const int32_t sum = vaddlvq_s8(vld1q_s8(q[r] + 16 * s));
+          lo16[16 * (s / 8) + 8 * r + s % 8] = static_cast<int8_t>(sum & 127);
+          lo16[32 + 16 * (s / 8) + 8 * r + s % 8] = static_cast<int8_t>(sum >> 7);
+        }
+      }
     }
   }
 }

@@ -14,12 +14,15 @@
 // and scale, and between them float s[4] {s0, s0, s1, s1} (s = the fp16
 // rounding of d * the sum of the codes, d before its rounding, as the ref's
 // Q8_1; mult does not apply to it)
-// Q8_K pairs, per super-block of 256 (kQ8_KPairBlockBytes = 560 bytes):
+// Q8_K pairs, per super-block of 256 (kQ8_KPairBlockBytes = 624 bytes):
 //   float scale[4]   {d0, d0, d1, d1} * mult  (d = the Q8_K scale)
 //   int8  bsum_lo[16], bsum_hi[16]: row 0 then row 1, sub-block j (32 codes):
 //                    sum = 128 * hi + lo, lo in 0..127, hi in -32..31, so that
 //                    SMMLA can multiply the sums by the weights' 6-bit mins
 //   int8  qs[32][16] chunk t: row 0 codes 8t..8t+7, then row 1 codes 8t..8t+7
+//   int8  bsum16_lo[2][16], bsum16_hi[2][16]: the sums of the 16-element
+//                    sub-blocks (Q2_K's mins) split as bsum's; vector h holds
+//                    row 0's sub-blocks 8h..8h+7, then row 1's
 // `mult` folds a power of two of the weight decoding into the scale (exact).
 #pragma once
 
@@ -35,9 +38,10 @@ namespace kernels::i8mm {
 inline constexpr size_t kQ8_0PairBlockBytes = 16 + 64;
 inline constexpr size_t kQ8_1PairBlockBytes = 16 + 16 + 64;
 inline constexpr size_t kQ8_1PairCodesOffset = 32;
-inline constexpr size_t kQ8_KPairBlockBytes = 16 + 32 + 512;
+inline constexpr size_t kQ8_KPairBlockBytes = 16 + 32 + 512 + 64;
 inline constexpr size_t kQ8_KBsumOffset = 16;
 inline constexpr size_t kQ8_KQsOffset = 48;
+inline constexpr size_t kQ8_KBsum16Offset = 560;
 
 inline size_t pairs_of(size_t m) { return (m + 1) / 2; }
 

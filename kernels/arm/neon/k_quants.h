@@ -36,7 +36,7 @@
 #include "kernels/arm/neon/super_block_tile.h"
 #include "kernels/arm/fifth_bits.h"
 #include "kernels/arm/iq4_codes.h"
-#include "kernels/arm/q3_k.h"
+#include "kernels/arm/low_bit_k.h"
 #include "kernels/arm/neon/tile.h"
 #include "kernels/ref/blocks.h"
 
@@ -276,9 +276,21 @@ struct IQ4XSType : SuperBlockType<gguf::GgmlType::IQ4_XS, ref::BlockIQ4_XS, IQ4X
   __attribute__((always_inline)) static Shared shared(const IQ4XSPacked& p) { return decode_iq4_xs_scales(p.scales); }
 };
 
+// Sub-blocks 4g .. 4g + 3 of the 2- and 3-bit types, given by the tier's
+// struct T (sub_block<kT, MR>: isum[i] += scale x integer dot, by row).
+template <class T, size_t MR, class Packed>
+__attribute__((always_inline)) inline void four_sub_blocks(const Packed& p, size_t g, const Q6KQuarterScales& sc,
+                                                           const ref::BlockQ8_K* const* xb, int32x4_t* isum) {
+  T::template sub_block<0, MR>(p, g, sc, xb, isum);
+  T::template sub_block<1, MR>(p, g, sc, xb, isum);
+  T::template sub_block<2, MR>(p, g, sc, xb, isum);
+  T::template sub_block<3, MR>(p, g, sc, xb, isum);
+}
+
 // The neon and dotprod Q3_K decode structs' common part: the packing (in the
-// tier's Place), the scales, decoded once per super-block (Shared), and the
-// quarter, whose sub-blocks the tier's struct T gives (sub_block<kT, MR>).
+// tier's Place), the scales, decoded once per super-block (Shared), the codes
+// of a sub-block's vector v (codes<kT>), and the quarter, whose sub-blocks the
+// tier's struct T gives.
 template <class Place, class T>
 struct Q3KType : SuperBlockType<gguf::GgmlType::Q3_K, ref::BlockQ3_K, Q3KPacked>, NoMins {
   using Shared = Q3KScales;
@@ -290,15 +302,47 @@ struct Q3KType : SuperBlockType<gguf::GgmlType::Q3_K, ref::BlockQ3_K, Q3KPacked>
 
   __attribute__((always_inline)) static Shared shared(const Q3KPacked& p) { return decode_q3_k_scales(p); }
 
-  // Sub-blocks 4g .. 4g + 3.
+  template <unsigned kT>
+  __attribute__((always_inline)) static int8x16_t codes(const Q3KPacked& p, size_t g, size_t v) {
+    return q3_k_codes<kT>(vld1q_u8(p.low[g][v]), q3_k_high(p.high[g][v]));
+  }
+
   template <size_t MR>
   __attribute__((always_inline)) static void quarter(const Q3KPacked& p, const Shared& scales, size_t g,
                                                      const ref::BlockQ8_K* const* xb, int32x4_t* isum) {
-    const Q6KQuarterScales sc = quarter_scales(vld1q_s8(scales.sc[g]));
-    T::template sub_block<0, MR>(p, g, sc, xb, isum);
-    T::template sub_block<1, MR>(p, g, sc, xb, isum);
-    T::template sub_block<2, MR>(p, g, sc, xb, isum);
-    T::template sub_block<3, MR>(p, g, sc, xb, isum);
+    four_sub_blocks<T, MR>(p, g, quarter_scales(vld1q_s8(scales.sc[g])), xb, isum);
+  }
+};
+
+// Q2_K's mins (super_block_tile.h's policy): 16 per row, against the Q8_K
+// row's 16 sums.
+struct Q2KMinsDecode {
+  static constexpr bool kMins = true;
+  static constexpr int kCodeOffsetBits = 0;
+  __attribute__((always_inline)) static Q2KMins mins(const Q2KPacked& p) { return q2_k_mins(p); }
+  __attribute__((always_inline)) static int32x4_t mins_dot(const Q2KMins& m, const ref::BlockQ8_K& xb) {
+    return q2_k_mins_dot(m, xb);
+  }
+};
+
+// The neon and dotprod Q2_K decode structs' common part, as Q3KType's: the
+// scales are nibbles, unpacked per quarter.
+template <class Place, class T>
+struct Q2KType : SuperBlockType<gguf::GgmlType::Q2_K, ref::BlockQ2_K, Q2KPacked>, Q2KMinsDecode {
+  static void pack(const uint8_t* const* blocks, Q2KPacked& p) {
+    std::memset(&p, 0, sizeof p);
+    for (size_t c = 0; c < kTileN; ++c) pack_q2_k_row<Place>(*reinterpret_cast<const ref::BlockQ2_K*>(blocks[c]), c, p);
+  }
+
+  template <unsigned kT>
+  __attribute__((always_inline)) static int8x16_t codes(const Q2KPacked& p, size_t g, size_t v) {
+    return q2_k_codes<kT>(vld1q_u8(p.low[g][v]));
+  }
+
+  template <size_t MR>
+  __attribute__((always_inline)) static void quarter(const Q2KPacked& p, size_t g, const ref::BlockQ8_K* const* xb,
+                                                     int32x4_t* isum) {
+    four_sub_blocks<T, MR>(p, g, q2_k_quarter_scales(p, g), xb, isum);
   }
 };
 

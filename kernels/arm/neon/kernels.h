@@ -14,6 +14,7 @@
 //   Q4_1 matmul_f32_q8_1_q4_1_4x4_neon  Q8_1 activations, + m_w s_x per block
 //   Q5_1 matmul_f32_q8_1_q5_1_4x4_neon
 //   Q3_K matmul_f32_q8_k_q3_k_4x4_neon  Q8_K activations
+//   Q2_K matmul_f32_q8_k_q2_k_4x4_neon  Q8_K activations, SMLAL by lane for the mins
 //
 // All tile 4 rows of X by 4 rows of W for prefill and 1 x 4 for decode, in one
 // run(). F32 and F16 read the GGUF rows in place (one tile, float_tile.h); the quantized types are
