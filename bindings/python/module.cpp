@@ -182,11 +182,11 @@ PYBIND11_MODULE(_engine, m) {
       .def(
           "detokenize",
           [](const engine::api::Model& model, const std::vector<int32_t>& tokens) {
-            std::string bytes;
-            for (int32_t t : tokens) bytes += model.piece(t);
-            return py::bytes(bytes).attr("decode")("utf-8", "replace");
+            return py::bytes(model.detokenize(tokens)).attr("decode")("utf-8", "replace");
           },
-          py::arg("tokens"), "The tokens' text (ill-formed UTF-8 replaced by U+FFFD).")
+          py::arg("tokens"),
+          "The tokens' text as one sequence, control tokens and SentencePiece's leading space of the first word "
+          "dropped (ill-formed UTF-8 replaced by U+FFFD).")
       .def(
           "render_chat",
           [](const engine::api::Model& model, const py::list& messages, const std::string& template_name,

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <span>
 #include <string>
 
 #include "engine/api/c_api_objects.h"
@@ -147,6 +148,25 @@ engine_status engine_token_to_piece(const engine_model* m, int32_t token, char* 
                                                    std::to_string(capacity));
     }
     std::memcpy(buf, piece.data(), piece.size());
+    return ENGINE_OK;
+  });
+}
+
+engine_status engine_detokenize(const engine_model* m, const int32_t* tokens, size_t n, char* buf, size_t capacity,
+                                size_t* len) {
+  const ModelClaim model(m);
+  if (model.status() != Status::ok) return refused(model.status(), "engine_detokenize", "model");
+  if (len == nullptr || (buf == nullptr && capacity != 0) || (tokens == nullptr && n != 0)) {
+    return fail(ENGINE_ERR_INVALID_ARGUMENT, "engine_detokenize: null tokens, buf or len");
+  }
+  return guarded("engine_detokenize", [&] {
+    const std::string text = model->tokenizer.decode(std::span<const int32_t>(tokens, n));
+    *len = text.size();
+    if (text.size() > capacity) {
+      return fail(ENGINE_ERR_BUFFER_TOO_SMALL, "engine_detokenize: the text has " + std::to_string(text.size()) +
+                                                   " bytes, the buffer " + std::to_string(capacity));
+    }
+    if (!text.empty()) std::memcpy(buf, text.data(), text.size());
     return ENGINE_OK;
   });
 }

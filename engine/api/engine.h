@@ -103,6 +103,15 @@ engine_status engine_tokenize(const engine_model* model, const char* text, size_
 /* The bytes of one token (not NUL-terminated; *len gets the size). */
 engine_status engine_token_to_piece(const engine_model* model, int32_t token, char* buf, size_t capacity,
                                     size_t* len);
+/* The text of n tokens as one sequence (not NUL-terminated; *len gets the
+ * size): their pieces joined, except that control tokens (BOS, EOS) give
+ * nothing and the leading space SentencePiece vocabularies put on the first
+ * word is dropped, so that detokenizing what engine_tokenize made of a text
+ * gives the text back. A token outside the vocabulary is
+ * ENGINE_ERR_INVALID_ARGUMENT; with capacity too small, *len gets the bytes
+ * needed and the result is ENGINE_ERR_BUFFER_TOO_SMALL. */
+engine_status engine_detokenize(const engine_model* model, const int32_t* tokens, size_t n, char* buf,
+                                size_t capacity, size_t* len);
 
 /* ---- sessions ----
  * CPU use: each session has a thread pool of its own, n_threads threads in

@@ -170,6 +170,19 @@ class Model {
     out.resize(n);
     return out;
   }
+  // The text of a token sequence (engine_detokenize).
+  std::string detokenize(const std::vector<int32_t>& tokens) const {
+    std::string out(4 * tokens.size() + 16, '\0');
+    size_t n = 0;
+    engine_status s = engine_detokenize(get(), tokens.data(), tokens.size(), out.data(), out.size(), &n);
+    if (s == ENGINE_ERR_BUFFER_TOO_SMALL) {
+      out.resize(n);
+      s = engine_detokenize(get(), tokens.data(), tokens.size(), out.data(), out.size(), &n);
+    }
+    check(s);
+    out.resize(n);
+    return out;
+  }
   // The prompt of a conversation (engine_chat_render). A template's error
   // throws Error with ENGINE_ERR_TEMPLATE and its message.
   std::string render_chat(const std::vector<Message>& messages, const ChatOptions& options = {}) const {

@@ -107,6 +107,7 @@ TEST_F(CApiMisuse, EveryFunctionNamesItselfOnAFreedHandle) {
       {"engine_sampler_free", [&] { return engine_sampler_free(sampler); }},
       {"engine_tokenize", [&] { return engine_tokenize(model, "a", 1, false, false, &token, 1, &n); }},
       {"engine_token_to_piece", [&] { return engine_token_to_piece(model, 1, piece, sizeof piece, &n); }},
+      {"engine_detokenize", [&] { return engine_detokenize(model, &token, 1, piece, sizeof piece, &n); }},
       {"engine_session_create", [&] { return engine_session_create(model, nullptr, &out); }},
       {"engine_model_free", [&] { return engine_model_free(model); }},
   };
@@ -128,6 +129,11 @@ TEST_F(CApiMisuse, NullPointersEverywhere) {
   EXPECT_EQ(engine_tokenize(model_, "a", 1, false, false, nullptr, 0, nullptr), ENGINE_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(engine_token_to_piece(model_, 5, nullptr, 4, &n), ENGINE_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(engine_token_to_piece(model_, 100000, nullptr, 0, &n), ENGINE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(engine_detokenize(model_, nullptr, 2, nullptr, 0, &n), ENGINE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(engine_detokenize(model_, &bos, 1, nullptr, 4, &n), ENGINE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(engine_detokenize(model_, &bos, 1, nullptr, 0, nullptr), ENGINE_ERR_INVALID_ARGUMENT);
+  const int32_t outside = 100000;
+  EXPECT_EQ(engine_detokenize(model_, &outside, 1, nullptr, 0, &n), ENGINE_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(engine_logits(s, nullptr, &n), ENGINE_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(engine_logits(nullptr, nullptr, nullptr), ENGINE_ERR_INVALID_HANDLE);
   EXPECT_EQ(engine_sample(nullptr, s, nullptr), ENGINE_ERR_INVALID_HANDLE);

@@ -96,6 +96,32 @@ TEST_F(CApi, GreedyGenerationMatchesTheReference) {
   EXPECT_EQ(engine_session_free(s), ENGINE_OK);
 }
 
+// Detokenizing a tokenized text gives the text back: BOS is nothing, and the
+// space SentencePiece puts before the first word is dropped (joining the
+// pieces gives " Once upon ...").
+TEST_F(CApi, DetokenizeGivesTheTextBack) {
+  const std::string text = "Once upon a time, there was a little girl.";
+  int32_t tokens[64];
+  size_t n = 0;
+  ASSERT_EQ(engine_tokenize(model_, text.data(), text.size(), true, false, tokens, 64, &n), ENGINE_OK);
+  char out[128];
+  size_t len = 0;
+  ASSERT_EQ(engine_detokenize(model_, tokens, n, out, sizeof out, &len), ENGINE_OK) << engine_last_error();
+  EXPECT_EQ(std::string(out, len), text);
+  std::string joined;
+  for (size_t i = 0; i < n; ++i) {
+    char piece[32];
+    size_t plen = 0;
+    ASSERT_EQ(engine_token_to_piece(model_, tokens[i], piece, sizeof piece, &plen), ENGINE_OK);
+    joined.append(piece, plen);
+  }
+  EXPECT_EQ(joined, " " + text);
+  EXPECT_EQ(engine_detokenize(model_, tokens, n, out, 5, &len), ENGINE_ERR_BUFFER_TOO_SMALL);
+  EXPECT_EQ(len, text.size());
+  EXPECT_EQ(engine_detokenize(model_, tokens, 0, nullptr, 0, &len), ENGINE_OK);
+  EXPECT_EQ(len, 0u);
+}
+
 TEST_F(CApi, TheCppWrapperGivesTheSameText) {
   engine_session_params p = engine_session_default_params();
   p.n_ctx = 64;
@@ -114,6 +140,7 @@ TEST_F(CApi, TheCppWrapperGivesTheSameText) {
     session.decode(t);
   }
   EXPECT_EQ(text.rfind(", there was a little girl named Lily.", 0), 0u) << text;
+  EXPECT_EQ(model.detokenize(model.tokenize("Once upon a time", true)), "Once upon a time");
   EXPECT_THROW(engine::api::Model("/nonexistent.gguf"), engine::api::Error);
 }
 
