@@ -85,6 +85,26 @@ class ModelTest {
   }
 
   @Test
+  void toolCallsAndResultsReachTheTemplate() {
+    java.util.List<Message> messages = Arrays.asList(Message.user("Weather in Paris?"),
+        new Message("assistant", "", Collections.singletonList(new Message.ToolCall("call_1", "get_weather",
+            "{\"city\": \"Paris\"}")), null, null),
+        new Message("tool", "{\"temp\": 21}", null, "call_1", "get_weather"));
+    assertEquals("<|im_start|>user\nWeather in Paris?<|im_end|>\n<|im_start|>assistant\n<tool_call>\n"
+            + "{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call><|im_end|>\n"
+            + "<|im_start|>user\n<tool_response>\n{\"temp\": 21}\n</tool_response><|im_end|>\n<|im_start|>assistant\n",
+        model.renderChat(messages, new ChatOptions().template("chatml")));
+    String tools = "[{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", \"parameters\": {}}}]";
+    assertTrue(model.renderChat(messages.subList(0, 1), new ChatOptions().template("chatml").tools(tools))
+        .contains("get_weather"));
+    java.util.List<Message> bad = Collections.singletonList(new Message("assistant", "",
+        Collections.singletonList(new Message.ToolCall(null, "f", "not json")), null, null));
+    EngineException e = assertThrows(EngineException.class, () -> model.renderChat(bad, new ChatOptions().template("chatml")));
+    assertEquals(EngineException.Status.INVALID_ARGUMENT, e.status());
+    assertTrue(e.getMessage().contains("tool call 0"), e.getMessage());
+  }
+
+  @Test
   void aModelWithOpenSessionsRefusesToCloseAndClosesAfterThem() {
     Model m = new Model(MODEL);
     Session s = new Session(m, new Session.Params().nCtx(64));

@@ -116,6 +116,21 @@ class SessionTest {
   }
 
   @Test
+  void sessionsOnOneModelInTwoThreadsAgree() throws InterruptedException {
+    String[] texts = new String[2];
+    Thread[] threads = new Thread[2];
+    for (int i = 0; i < 2; i++) {
+      final int k = i;
+      threads[i] = new Thread(() -> texts[k] = sampled(Sampler.Params.greedy()));
+      threads[i].start();
+    }
+    for (Thread t : threads) t.join();
+    assertFalse(texts[0].isEmpty());
+    assertEquals(texts[0], texts[1]);
+    assertEquals(sampled(Sampler.Params.greedy()), texts[0]);
+  }
+
+  @Test
   void stopStringsEndTheReplyBeforeThem() {
     String full;
     try (Session s = new Session(model, new Session.Params().nCtx(256)); Sampler greedy = new Sampler(Sampler.Params.greedy())) {
