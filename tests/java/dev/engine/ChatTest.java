@@ -11,24 +11,10 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** The Java binding's Chat: turns that prefill only what is new, templates, streaming, abort. */
-class ChatTest {
-  static Model model;
-
-  @BeforeAll
-  static void load() {
-    model = new Model(ModelTest.MODEL);
-  }
-
-  @AfterAll
-  static void close() {
-    model.close();
-  }
-
+class ChatTest extends WithModel {
   static Chat chat(String template) {
     return new Chat(model, "You tell stories.", new ChatOptions().template(template), new Session.Params().nCtx(1024),
         Sampler.Params.greedy()).maxTokens(16);

@@ -10,25 +10,10 @@ import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Collections;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /** The Java binding's Model: loading, errors, tokens, chat rendering, closing. ENGINE_DEFAULT_MODEL is stories260K. */
-class ModelTest {
-  static final String MODEL = System.getenv("ENGINE_DEFAULT_MODEL");
-  static Model model;
-
-  @BeforeAll
-  static void load() {
-    model = new Model(MODEL);
-  }
-
-  @AfterAll
-  static void close() {
-    model.close();
-  }
-
+class ModelTest extends WithModel {
   @Test
   void loadsTheModel() {
     assertEquals(512, model.nVocab());

@@ -19,25 +19,11 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The Java binding's Session and Sampler: evaluation, streaming, cancellation, saved sessions, closing. */
-class SessionTest {
-  static Model model;
-
-  @BeforeAll
-  static void load() {
-    model = new Model(ModelTest.MODEL);
-  }
-
-  @AfterAll
-  static void close() {
-    model.close();
-  }
-
+class SessionTest extends WithModel {
   static int argmax(float[] v) {
     int best = 0;
     for (int i = 1; i < v.length; i++) {
