@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Installs what the build and the tests need on Debian/Ubuntu: compilers (GCC,
 # and clang with its libFuzzer runtime), CMake, Ninja, ccache, qemu-user, the
-# aarch64 cross compiler and the arm64 multiarch -dev packages. Idempotent:
+# aarch64 cross compiler, the arm64 multiarch -dev packages, and what the
+# Python and Java bindings build and test with. Idempotent:
 # prints nothing and changes nothing when all is there.
 set -euo pipefail
 
 native_packages=(cmake ninja-build g++ ccache qemu-user g++-aarch64-linux-gnu
                  libhwy-dev libxsimd-dev libgtest-dev libbenchmark-dev
                  clang-14 libclang-rt-14-dev  # clang and libFuzzer for the fuzz tree
-                 pybind11-dev python3-dev python3-numpy python3-pytest)  # the Python binding and its tests
+                 pybind11-dev python3-dev python3-numpy python3-pytest  # the Python binding and its tests
+                 default-jdk-headless junit5)  # the Java binding (JNI headers, javac) and its JUnit tests
 arm64_packages=(libhwy-dev:arm64 libxsimd-dev:arm64 libgtest-dev:arm64 libbenchmark-dev:arm64)
 
 installed() {

@@ -1,0 +1,90 @@
+// dev.engine.Native's model functions: load, free, tokens, version.
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "jni_support.h"
+
+using namespace engine::jni;
+
+extern "C" {
+
+JNIEXPORT jlong JNICALL Java_dev_engine_Native_modelLoad(JNIEnv* env, jclass, jbyteArray path) {
+  Text p;
+  if (!read_text(env, path, p)) return 0;
+  engine_model* model = nullptr;
+  if (!check(env, engine_model_load(p.c_str(), &model))) return 0;
+  return to_jlong(model);
+}
+
+JNIEXPORT void JNICALL Java_dev_engine_Native_modelFree(JNIEnv* env, jclass, jlong model) {
+  check(env, engine_model_free(from<engine_model>(model)));
+}
+
+JNIEXPORT jintArray JNICALL Java_dev_engine_Native_modelInfo(JNIEnv* env, jclass, jlong handle) {
+  const engine_model* m = from<engine_model>(handle);
+  const int32_t info[] = {engine_model_n_vocab(m), engine_model_n_ctx_train(m), engine_model_bos(m),
+                          engine_model_eos(m)};
+  return new_ints(env, info, 4);
+}
+
+JNIEXPORT jboolean JNICALL Java_dev_engine_Native_isEndOfGeneration(JNIEnv*, jclass, jlong model, jint token) {
+  return engine_model_is_end_of_generation(from<engine_model>(model), token) ? JNI_TRUE : JNI_FALSE;
+}
+
+JNIEXPORT jintArray JNICALL Java_dev_engine_Native_tokenize(JNIEnv* env, jclass, jlong model, jbyteArray text,
+                                                           jboolean add_bos, jboolean parse_special) {
+  Text t;
+  if (!read_text(env, text, t)) return nullptr;
+  if (!t.present) {
+    throw_java(env, "java/lang/NullPointerException", "tokenize: the text is null");
+    return nullptr;
+  }
+  const engine_model* m = from<engine_model>(model);
+  std::vector<int32_t> ids(t.bytes.size() + 2);  // enough unless the tokenizer splits below bytes
+  size_t n = 0;
+  engine_status s = engine_tokenize(m, t.bytes.data(), t.bytes.size(), add_bos, parse_special, ids.data(), ids.size(), &n);
+  if (s == ENGINE_ERR_BUFFER_TOO_SMALL) {
+    ids.resize(n);
+    s = engine_tokenize(m, t.bytes.data(), t.bytes.size(), add_bos, parse_special, ids.data(), ids.size(), &n);
+  }
+  if (!check(env, s)) return nullptr;
+  return new_ints(env, ids.data(), n);
+}
+
+JNIEXPORT jbyteArray JNICALL Java_dev_engine_Native_tokenBytes(JNIEnv* env, jclass, jlong model, jint token) {
+  const engine_model* m = from<engine_model>(model);
+  std::string piece(32, '\0');
+  size_t n = 0;
+  engine_status s = engine_token_to_piece(m, token, piece.data(), piece.size(), &n);
+  if (s == ENGINE_ERR_BUFFER_TOO_SMALL) {
+    piece.resize(n);
+    s = engine_token_to_piece(m, token, piece.data(), piece.size(), &n);
+  }
+  if (!check(env, s)) return nullptr;
+  return new_bytes(env, piece.data(), n);
+}
+
+JNIEXPORT jobjectArray JNICALL Java_dev_engine_Native_builtinChatTemplates(JNIEnv* env, jclass) {
+  size_t n = 0;
+  if (!check(env, engine_chat_builtin_templates(nullptr, 0, &n))) return nullptr;
+  std::vector<const char*> names(n);
+  if (!check(env, engine_chat_builtin_templates(names.data(), names.size(), &n))) return nullptr;
+  jclass string_class = env->FindClass("java/lang/String");
+  if (string_class == nullptr) return nullptr;
+  jobjectArray out = env->NewObjectArray(static_cast<jsize>(n), string_class, nullptr);
+  env->DeleteLocalRef(string_class);
+  for (size_t i = 0; out != nullptr && i < n; ++i) {
+    jstring name = env->NewStringUTF(names[i]);  // ASCII names: modified UTF-8 is the same
+    if (name == nullptr) return nullptr;
+    env->SetObjectArrayElement(out, static_cast<jsize>(i), name);
+    env->DeleteLocalRef(name);
+  }
+  return out;
+}
+
+JNIEXPORT jstring JNICALL Java_dev_engine_Native_version(JNIEnv* env, jclass) {
+  return env->NewStringUTF(engine_version());
+}
+
+}  // extern "C"

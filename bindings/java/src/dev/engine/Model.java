@@ -1,0 +1,133 @@
+package dev.engine;
+
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * A GGUF model, mapped read-only (engine_model_load). Read-only once loaded:
+ * any number of sessions on any threads may use it at once. close() while it
+ * has open sessions is refused (EngineException, status IN_USE) and leaves it
+ * open: close the sessions first (try-with-resources does, in reverse order).
+ */
+public final class Model extends NativeHandle {
+  private final int nVocab;
+  private final int nCtxTrain;
+  private final int bos;
+  private final int eos;
+
+  /** Loads the file; a missing or bad file is an EngineException (status MODEL) naming it and the problem. */
+  public Model(String path) {
+    super("Model", Native.modelLoad(Native.utf8(path)));
+    long h = acquire();
+    try {
+      int[] info = Native.modelInfo(h);
+      nVocab = info[0];
+      nCtxTrain = info[1];
+      bos = info[2];
+      eos = info[3];
+    } finally {
+      release();
+    }
+  }
+
+  @Override
+  void free(long handle) {
+    Native.modelFree(handle);
+  }
+
+  /** The engine's version. */
+  public static String version() {
+    return Native.version();
+  }
+
+  /** The built-in chat templates' names ("chatml", "llama3", ...). */
+  public static List<String> builtinChatTemplates() {
+    return Collections.unmodifiableList(Arrays.asList(Native.builtinChatTemplates()));
+  }
+
+  public int nVocab() {
+    return nVocab;
+  }
+
+  /** The context the model was trained with. */
+  public int nCtxTrain() {
+    return nCtxTrain;
+  }
+
+  /** The begin-of-sequence token, or -1. */
+  public int bos() {
+    return bos;
+  }
+
+  /** The end-of-sequence token, or -1. */
+  public int eos() {
+    return eos;
+  }
+
+  public boolean isEndOfGeneration(int token) {
+    long h = acquire();
+    try {
+      return Native.isEndOfGeneration(h, token);
+    } finally {
+      release();
+    }
+  }
+
+  /** The text's tokens, BOS first. */
+  public int[] tokenize(String text) {
+    return tokenize(text, true, false);
+  }
+
+  /** parseSpecial: special tokens' texts (such as "<|im_end|>") become those tokens. */
+  public int[] tokenize(String text, boolean addBos, boolean parseSpecial) {
+    long h = acquire();
+    try {
+      return Native.tokenize(h, Native.utf8(text), addBos, parseSpecial);
+    } finally {
+      release();
+    }
+  }
+
+  /** One token's bytes: a piece of UTF-8 that may end inside a character. */
+  public byte[] tokenBytes(int token) {
+    long h = acquire();
+    try {
+      return Native.tokenBytes(h, token);
+    } finally {
+      release();
+    }
+  }
+
+  /** The tokens' text (bytes of ill-formed UTF-8 become U+FFFD). */
+  public String detokenize(int[] tokens) {
+    long h = acquire();
+    try {
+      java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+      for (int t : tokens) {
+        byte[] piece = Native.tokenBytes(h, t);
+        bytes.write(piece, 0, piece.length);
+      }
+      return Native.text(bytes.toByteArray());
+    } finally {
+      release();
+    }
+  }
+
+  /** The prompt text of a conversation, rendered with the model's chat template. */
+  public String renderChat(List<Message> messages) {
+    return renderChat(messages, new ChatOptions());
+  }
+
+  /** A template error is an EngineException (status TEMPLATE) with the line and column, or the template's own message. */
+  public String renderChat(List<Message> messages, ChatOptions options) {
+    Native.Messages m = new Native.Messages(messages);
+    long h = acquire();
+    try {
+      return Native.text(Native.renderChat(h, m.fields, m.callCounts, m.calls, options.strings(),
+          options.addGenerationPrompt));
+    } finally {
+      release();
+    }
+  }
+}

@@ -1,0 +1,102 @@
+package dev.engine;
+
+/** Picks tokens from a session's logits (engine_sampler_*). One thread at a time. */
+public final class Sampler extends NativeHandle {
+  /** engine_sampler_params; the defaults are the engine's. */
+  public static final class Params {
+    private static final double[] DEFAULTS = Native.samplerDefaults();
+    float temperature = (float) DEFAULTS[0];
+    int topK = (int) DEFAULTS[1];
+    float topP = (float) DEFAULTS[2];
+    float minP = (float) DEFAULTS[3];
+    float repeatPenalty = (float) DEFAULTS[4];
+    int repeatLastN = (int) DEFAULTS[5];
+    long seed = (long) DEFAULTS[6];
+
+    /** The greedy sampler: always the most likely token. */
+    public static Params greedy() {
+      return new Params().temperature(0);
+    }
+
+    /** <= 0: greedy. */
+    public Params temperature(float t) {
+      temperature = t;
+      return this;
+    }
+
+    /** <= 0: off. */
+    public Params topK(int k) {
+      topK = k;
+      return this;
+    }
+
+    /** >= 1: off. */
+    public Params topP(float p) {
+      topP = p;
+      return this;
+    }
+
+    /** <= 0: off. */
+    public Params minP(float p) {
+      minP = p;
+      return this;
+    }
+
+    /** 1: off. */
+    public Params repeatPenalty(float penalty) {
+      repeatPenalty = penalty;
+      return this;
+    }
+
+    public Params repeatLastN(int n) {
+      repeatLastN = n;
+      return this;
+    }
+
+    /** 0 to 0xFFFFFFFF; 0xFFFFFFFF: a random seed. */
+    public Params seed(long s) {
+      if (s < 0 || s > 0xFFFFFFFFL) throw new IllegalArgumentException("seed must be in 0..0xFFFFFFFF, not " + s);
+      seed = s;
+      return this;
+    }
+  }
+
+  public Sampler() {
+    this(new Params());
+  }
+
+  public Sampler(Params p) {
+    super("Sampler", Native.samplerCreate(p.temperature, p.topK, p.topP, p.minP, p.repeatPenalty, p.repeatLastN,
+        (int) p.seed));
+  }
+
+  @Override
+  void free(long handle) {
+    Native.samplerFree(handle);
+  }
+
+  /** Picks the next token from the session's current logits and records it. */
+  public int sample(Session session) {
+    long h = acquire();
+    try {
+      long s = session.acquire();
+      try {
+        return Native.sample(h, s);
+      } finally {
+        session.release();
+      }
+    } finally {
+      release();
+    }
+  }
+
+  /** Records a context token (the prompt's) for the repetition penalty. */
+  public void accept(int token) {
+    long h = acquire();
+    try {
+      Native.samplerAccept(h, token);
+    } finally {
+      release();
+    }
+  }
+}

@@ -1,0 +1,132 @@
+package dev.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/** The Java binding's Chat: turns that prefill only what is new, templates, streaming, abort. */
+class ChatTest extends WithModel {
+  static Chat chat(String template) {
+    return new Chat(model, "You tell stories.", new ChatOptions().template(template), new Session.Params().nCtx(1024),
+        Sampler.Params.greedy()).maxTokens(16);
+  }
+
+  static List<String> roles(Chat chat) {
+    List<String> out = new ArrayList<String>();
+    for (Message m : chat.messages()) out.add(m.role);
+    return out;
+  }
+
+  @Test
+  void aSecondTurnEvaluatesOnlyItsNewTokens() {
+    try (Chat chat = chat(null)) {
+      Session s = chat.session();
+      Reply first = chat.say("A cat?");
+      assertFalse(first.text.isEmpty());
+      assertEquals(0, chat.lastPrompt().nReused);
+      // The first turn: its prompt, then the reply's tokens.
+      assertEquals(chat.lastPrompt().nPrompt + first.nTokens, s.nEvaluated());
+      long firstPrompt = chat.lastPrompt().nPrompt;
+      long before = s.nEvaluated();
+      Reply second = chat.say("And a dog?");
+      ChatPrompt p = chat.lastPrompt();
+      assertTrue(p.nReused >= firstPrompt, "reused " + p.nReused + " of the first prompt's " + firstPrompt);
+      // Only the second turn's new tokens were evaluated, then its reply.
+      assertEquals(p.nPrompt - p.nReused + second.nTokens, s.nEvaluated() - before);
+      assertTrue(p.nPrompt - p.nReused < p.nPrompt / 2, "evaluated " + (p.nPrompt - p.nReused) + " of " + p.nPrompt);
+      assertEquals(Arrays.asList("system", "user", "assistant", "user", "assistant"), roles(chat));
+      assertEquals(second.text, chat.messages().get(4).content);
+    }
+  }
+
+  @Test
+  void theTurnsPromptIsTheTemplatesRenderingOfTheConversation() {
+    try (Chat chat = chat("llama3")) {
+      chat.say("Tell one.");
+      List<Message> asked = new ArrayList<Message>(chat.messages().subList(0, 2));
+      String rendered = model.renderChat(asked, new ChatOptions().template("llama3"));
+      assertTrue(rendered.contains("<|start_header_id|>user<|end_header_id|>\n\nTell one.<|eot_id|>"), rendered);
+      // The session holds that prompt, then the reply.
+      int[] prompt = Arrays.copyOf(chat.session().tokens(), (int) chat.lastPrompt().nPrompt);
+      assertTrue(model.detokenize(prompt).endsWith(rendered.substring(rendered.indexOf("<|start_header_id|>user"))),
+          model.detokenize(prompt));
+    }
+  }
+
+  @Test
+  void streamedPiecesMakeTheSameReply() {
+    String whole;
+    try (Chat chat = chat("chatml")) {
+      whole = chat.say("Tell one.").text;
+    }
+    try (Chat chat = chat("chatml")) {
+      StringBuilder pieces = new StringBuilder();
+      Reply reply = chat.say("Tell one.", piece -> {
+        pieces.append(piece);
+        return true;
+      });
+      assertEquals(whole, pieces.toString());
+      assertEquals(whole, reply.text);
+    }
+  }
+
+  @Test
+  void abortFromAnotherThreadStopsTheReplyAndTheNextTurnWorks() throws Exception {
+    try (Chat chat = chat(null).maxTokens(200)) {
+      CountDownLatch streaming = new CountDownLatch(1);
+      CountDownLatch aborted = new CountDownLatch(1);
+      StringBuilder pieces = new StringBuilder();
+      AtomicReference<Throwable> thrown = new AtomicReference<Throwable>();
+      Thread turn = new Thread(() -> {
+        try {
+          chat.say("A long story?", piece -> {
+            pieces.append(piece);
+            streaming.countDown();
+            try {
+              // The first piece waits for the abort: the next token's evaluation sees it.
+              return aborted.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+              return false;
+            }
+          });
+        } catch (Throwable t) {
+          thrown.set(t);
+        }
+      });
+      turn.start();
+      assertTrue(streaming.await(30, TimeUnit.SECONDS));
+      chat.abort();
+      aborted.countDown();
+      turn.join();
+      assertTrue(thrown.get() instanceof EngineException, String.valueOf(thrown.get()));
+      assertEquals(EngineException.Status.ABORTED, ((EngineException) thrown.get()).status());
+      // The reply so far joined the conversation.
+      assertEquals(Arrays.asList("system", "user", "assistant"), roles(chat));
+      assertEquals(pieces.toString(), chat.messages().get(2).content);
+      Reply next = chat.maxTokens(4).say("Short.");
+      assertFalse(next.text.isEmpty());
+      assertTrue(chat.lastPrompt().nReused > 0);
+    }
+  }
+
+  @Test
+  void aFailedPromptLeavesTheConversationAsItWas() {
+    try (Chat chat = new Chat(model, null, new ChatOptions().template("no-such-template"), new Session.Params().nCtx(256),
+        Sampler.Params.greedy())) {
+      assertThrows(EngineException.class, () -> chat.say("Hi"));
+      assertTrue(chat.messages().isEmpty());
+    }
+    Chat closed = chat(null);
+    closed.close();
+    assertThrows(IllegalStateException.class, () -> closed.say("Hi"));
+  }
+}
