@@ -65,6 +65,21 @@ JNIEXPORT jbyteArray JNICALL Java_dev_engine_Native_tokenBytes(JNIEnv* env, jcla
   return new_bytes(env, piece.data(), n);
 }
 
+JNIEXPORT jbyteArray JNICALL Java_dev_engine_Native_detokenize(JNIEnv* env, jclass, jlong model, jintArray tokens) {
+  const engine_model* m = from<engine_model>(model);
+  std::vector<int32_t> ids;
+  if (!read_ints(env, tokens, ids)) return nullptr;
+  std::string text(4 * ids.size() + 16, '\0');
+  size_t n = 0;
+  engine_status s = engine_detokenize(m, ids.data(), ids.size(), text.data(), text.size(), &n);
+  if (s == ENGINE_ERR_BUFFER_TOO_SMALL) {
+    text.resize(n);
+    s = engine_detokenize(m, ids.data(), ids.size(), text.data(), text.size(), &n);
+  }
+  if (!check(env, s)) return nullptr;
+  return new_bytes(env, text.data(), n);
+}
+
 JNIEXPORT jobjectArray JNICALL Java_dev_engine_Native_builtinChatTemplates(JNIEnv* env, jclass) {
   size_t n = 0;
   if (!check(env, engine_chat_builtin_templates(nullptr, 0, &n))) return nullptr;

@@ -99,16 +99,15 @@ public final class Model extends NativeHandle {
     }
   }
 
-  /** The tokens' text (bytes of ill-formed UTF-8 become U+FFFD). */
+  /**
+   * The tokens' text as one sequence (engine_detokenize): control tokens give nothing and the
+   * leading space SentencePiece puts on the first word is dropped, so detokenize(tokenize(text))
+   * is the text. Bytes of ill-formed UTF-8 become U+FFFD.
+   */
   public String detokenize(int[] tokens) {
     long h = acquire();
     try {
-      java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
-      for (int t : tokens) {
-        byte[] piece = Native.tokenBytes(h, t);
-        bytes.write(piece, 0, piece.length);
-      }
-      return Native.text(bytes.toByteArray());
+      return Native.text(Native.detokenize(h, tokens));
     } finally {
       release();
     }

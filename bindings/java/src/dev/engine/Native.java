@@ -102,6 +102,7 @@ final class Native {
   static native boolean isEndOfGeneration(long model, int token);
   static native int[] tokenize(long model, byte[] text, boolean addBos, boolean parseSpecial);
   static native byte[] tokenBytes(long model, int token);
+  static native byte[] detokenize(long model, int[] tokens);
   static native byte[] renderChat(long model, byte[][] fields, int[] callCounts, byte[][] calls, byte[][] options,
       boolean addGenerationPrompt);
   static native String[] builtinChatTemplates();
