@@ -99,7 +99,7 @@ TEST_F(ChatTmux, CtrlCStopsTheReplyAndTheChatGoesOn) {
   EXPECT_FALSE(has(s, "decode 4000 tokens")) << "the reply was stopped before its end:\n" << s;
 
   t.keys("'Once upon a time' Enter");
-  ASSERT_TRUE(t.wait_for([](const std::string& screen) { return count(screen, "| first text") == 2 && has(screen, "| -n reached"); },
+  ASSERT_TRUE(t.wait_for([](const std::string& screen) { return count(screen, "| TTFT") == 2 && has(screen, "| -n reached"); },
                          60s))
       << t.screen();
   t.keys("/quit Enter");
@@ -124,7 +124,7 @@ TEST_F(ChatTmux, CtrlCDropsATypedLineAndQuitsOnAnEmptyOne) {
   t.keys("C-c");
   ASSERT_TRUE(t.wait_for([&](const std::string&) { return t.dead(); }, 20s)) << t.screen();
   EXPECT_EQ(t.exit_status(), "0\n");
-  EXPECT_EQ(count(t.screen(), "| first text"), 0u) << "nothing was sent:\n" << t.screen();
+  EXPECT_EQ(count(t.screen(), "| TTFT"), 0u) << "nothing was sent:\n" << t.screen();
 }
 
 }  // namespace

@@ -25,7 +25,7 @@ struct Figures {
 // Every figures line of a run, in order.
 std::vector<Figures> figures(const std::string& err) {
   static const std::regex line(
-      R"(chat: prefill ([0-9]+) tokens? \(([0-9]+) in the prompt, ([0-9]+) reused\), [^|]+\| first text [^|]+\| )"
+      R"(chat: prefill ([0-9]+) tokens? \(([0-9]+) in the prompt, ([0-9]+) reused\), [^|]+\| TTFT [^|]+\| )"
       R"(decode ([0-9]+) tokens?,)");
   std::vector<Figures> out;
   for (auto it = std::sregex_iterator(err.begin(), err.end(), line); it != std::sregex_iterator(); ++it) {
@@ -226,6 +226,21 @@ TEST_F(ChatTool, ASystemPromptLargerThanTheContextIsAnErrorAtStart) {
   const tool_test::Outcome o = chat("Hi\n", {"-c", "32", "-sys", std::string(200, 'a')});
   EXPECT_EQ(o.exit_code, 1);
   EXPECT_TRUE(has(o.err, "chat: the system prompt takes")) << o.err;
+}
+
+TEST_F(ChatTool, ATemplateFileIsUsedAndATurnItRefusesChangesNothing) {
+  // Reads messages[0] (an error on an empty conversation: the tool must not
+  // render one at start) and takes one message only.
+  const std::string file = (dir_ / "one.jinja").string();
+  std::ofstream(file) << "{{ messages[0]['content'] }}{% if messages|length > 1 %}"
+                         "{{ raise_exception('this template takes one message') }}{% endif %}";
+  const tool_test::Outcome o = chat("Once upon a time\nAnd then?\n/regen\n", {"--template", file});
+  EXPECT_EQ(o.exit_code, 1) << "piped: the refused turn is the exit code";
+  EXPECT_TRUE(has(o.err, "this template takes one message")) << o.err;
+  const std::vector<Figures> f = figures(o.err);
+  ASSERT_EQ(f.size(), 2u) << "turn 1, then /regen of it (the refused turn left nothing):\n" << o.err;
+  EXPECT_EQ(f[1].prompt, f[0].prompt);
+  EXPECT_EQ(f[1].prefilled, 1);
 }
 
 TEST_F(ChatTool, AnUnknownTemplateNamesTheBuiltIns) {

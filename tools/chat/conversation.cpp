@@ -33,8 +33,9 @@ Conversation::Conversation(api::Model& model, api::Session& session, api::Sample
   if (!settings_.system_prompt.empty()) messages_.push_back({"system", settings_.system_prompt, {}, {}, {}});
   session_.set_abort([](void*) { return g_interrupted != 0; }, nullptr);
   // Checked now, so a system prompt larger than the context is an error at
-  // start, not a refusal of every message.
-  const size_t n = prompt_tokens(messages_, {}).size();
+  // start, not a refusal of every message. (Not without one: a template may
+  // raise on an empty conversation.)
+  const size_t n = messages_.empty() ? 0 : prompt_tokens(messages_, {}).size();
   if (n + 1 >= n_ctx_) {
     throw Refused("the system prompt takes " + tools::plural(static_cast<int64_t>(n), "token") +
                   ", and the context holds " + std::to_string(n_ctx_) + " (raise -c, or shorten it)");
@@ -96,7 +97,13 @@ TurnFigures Conversation::say(std::string user_text, const Output& out) {
   }
   std::vector<api::Message> before = std::move(messages_);
   messages_ = std::move(candidate);
-  TurnFigures f = respond(out);
+  TurnFigures f;
+  try {
+    f = respond(out);
+  } catch (...) {
+    messages_ = std::move(before);  // a failed turn leaves the conversation as it was
+    throw;
+  }
   if (!f.answered) messages_ = std::move(before);  // interrupted before any reply: as if never sent
   return f;
 }
@@ -105,7 +112,13 @@ TurnFigures Conversation::regenerate(const Output& out) {
   if (messages_.empty() || messages_.back().role != "assistant") throw Refused("no reply to regenerate yet");
   const api::Message reply = messages_.back();
   messages_.pop_back();
-  TurnFigures f = respond(out);
+  TurnFigures f;
+  try {
+    f = respond(out);
+  } catch (...) {
+    messages_.push_back(reply);
+    throw;
+  }
   if (!f.answered) messages_.push_back(reply);
   return f;
 }

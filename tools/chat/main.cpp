@@ -1,6 +1,6 @@
 // chat: an interactive multi-turn chat with a GGUF model on the terminal, on
 // the chat API (docs/chat-tool.md). The reply streams to stdout; after each
-// turn one line of figures (prefill, time to the first text, decode) goes to
+// turn one line of figures (prefill, time to the first text (TTFT), decode) goes to
 // stderr, dimmed on a terminal, so stdout is the conversation alone.
 //
 //   chat -m model.gguf -sys "You are concise."
@@ -154,13 +154,13 @@ const char* reason_text(engine_chat_stop_reason r) {
 }
 
 // One line: "prefill 12 tokens (40 in the prompt, 28 reused), 850.0 t/s |
-// first text 15.2 ms | decode 8 tokens, 120.5 t/s | end of generation".
+// TTFT 15.2 ms | decode 8 tokens, 120.5 t/s | end of generation".
 std::string figures(const TurnFigures& f) {
   char ms[32];
   std::snprintf(ms, sizeof ms, "%.1f ms", f.first_text_ms);
   return "prefill " + tools::plural(static_cast<int64_t>(f.n_prefilled), "token") + " (" + std::to_string(f.n_prompt) +
          " in the prompt, " + std::to_string(f.n_reused) + " reused), " + rate(f.n_prefilled, f.prefill_ms) +
-         " | first text " + (f.first_text_ms < 0 ? std::string("-") : std::string(ms)) + " | decode " +
+         " | TTFT " + (f.first_text_ms < 0 ? std::string("-") : std::string(ms)) + " | decode " +
          tools::plural(f.n_decoded, "token") + ", " + rate(f.n_decoded, f.decode_ms) + " | " +
          (f.interrupted ? "interrupted" : reason_text(f.reason));
 }
