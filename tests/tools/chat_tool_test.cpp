@@ -73,6 +73,14 @@ TEST_F(ChatTool, APipedConversationPrefillsOnlyTheNewTurn) {
   EXPECT_LT(f[1].prefilled, f[1].prompt - f[0].prompt) << o.err;
 }
 
+TEST_F(ChatTool, AnEmptyReplyIsAnEmptyLine) {
+  // The reply begins with the stop string '"': nothing of it is shown.
+  const tool_test::Outcome o = chat("Hi\nHi again\n", {"-r", "\""});
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(o.out, "\n\n") << "one line per reply, for a script reading them";
+  EXPECT_TRUE(has(o.err, "| TTFT - | decode 0 tokens, - | stop string")) << o.err;
+}
+
 TEST_F(ChatTool, RegenDropsTheReplyAndReusesThePrompt) {
   const tool_test::Outcome o = chat("Hello there\n/regen\n");
   ASSERT_EQ(o.exit_code, 0) << o.err;

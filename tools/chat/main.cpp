@@ -174,6 +174,7 @@ class Repl {
   int run() {
     out_.text = [this](std::string_view piece) {
       at_line_start_ = false;
+      reply_shown_ = true;
       std::fwrite(piece.data(), 1, piece.size(), stdout);
       std::fflush(stdout);
     };
@@ -242,7 +243,11 @@ class Repl {
 
   template <class Fn>
   void turn(Fn&& fn) {
+    reply_shown_ = false;
     const TurnFigures f = fn();
+    // Every reply ends a line on stdout, an empty one too: a script reading
+    // the replies finds one per turn.
+    if (f.answered && !reply_shown_) at_line_start_ = false;
     end_line();
     if (f.interrupted && f.answered) status_.say("interrupted: the reply so far is kept");
     if (f.answered) status_.say(figures(f));
@@ -261,6 +266,7 @@ class Repl {
   Status status_;
   bool failed_ = false;
   bool at_line_start_ = true;
+  bool reply_shown_ = false;  // text of this turn's reply was written
 };
 
 int run(const Options& o) {
