@@ -3,12 +3,14 @@
 // stderr, the commands, saved chats, and a context too small for the
 // conversation. The figures' token counts show what each turn evaluated.
 #include <gtest/gtest.h>
+#include <signal.h>
 
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/support/shared_data.h"
@@ -249,6 +251,24 @@ TEST_F(ChatTool, ATemplateFileIsUsedAndATurnItRefusesChangesNothing) {
   ASSERT_EQ(f.size(), 2u) << "turn 1, then /regen of it (the refused turn left nothing):\n" << o.err;
   EXPECT_EQ(f[1].prompt, f[0].prompt);
   EXPECT_EQ(f[1].prefilled, 1);
+}
+
+TEST_F(ChatTool, CtrlCDuringAPrefillDropsTheMessageAndTheNextTurnWorks) {
+  // A message of 60000 tokens on the tiny byte-vocabulary model: seconds of
+  // prefill, stopped by SIGINT once the tool handles it.
+  const std::string model = (dir_ / "tiny.gguf").string();
+  tool_test::synth_tiny_model(model);
+  tool_test::Child child(tool_test::tool("chat"), {"-m", model, "--temp", "0", "-t", "1", "-n", "4", "-c", "65536"},
+                         std::string(60000, 'a') + "\nHi\n");
+  ASSERT_TRUE(child.wait_for_handler(SIGINT, std::chrono::seconds(30)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  child.send(SIGINT);
+  const tool_test::Outcome o = child.finish(std::chrono::seconds(60));
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_TRUE(has(o.err, "chat: interrupted during the prefill: the message is not sent")) << o.err;
+  const std::vector<Figures> f = figures(o.err);
+  ASSERT_EQ(f.size(), 1u) << "'Hi' is answered:\n" << o.err;
+  EXPECT_LT(f[0].prompt, 100) << "the interrupted message is not in the conversation";
 }
 
 TEST_F(ChatTool, AnUnknownTemplateNamesTheBuiltIns) {

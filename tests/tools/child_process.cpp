@@ -8,6 +8,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <thread>
 #include <stdexcept>
 
 namespace tool_test {
@@ -96,6 +98,20 @@ bool Child::wait_for_stdout(size_t bytes, std::chrono::milliseconds timeout) {
 }
 
 void Child::send(int signal) { ::kill(pid_, signal); }
+
+bool Child::wait_for_handler(int signal, std::chrono::milliseconds timeout) const {
+  const auto end = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < end) {
+    std::ifstream status("/proc/" + std::to_string(pid_) + "/status");
+    for (std::string line; std::getline(status, line);) {
+      if (line.starts_with("SigCgt:") && ((std::stoull(line.substr(7), nullptr, 16) >> (signal - 1)) & 1) != 0) {
+        return true;
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return false;
+}
 
 Outcome Child::finish(std::chrono::milliseconds timeout) {
   const auto end = std::chrono::steady_clock::now() + timeout;

@@ -34,6 +34,9 @@ class Child {
   // closes its pipes, or `timeout` passes; true in the first case.
   bool wait_for_stdout(size_t bytes, std::chrono::milliseconds timeout);
   void send(int signal);
+  // Waits until the child handles `signal` (a handler installed: its
+  // SigCgt in /proc), so a signal sent then is not the default action.
+  bool wait_for_handler(int signal, std::chrono::milliseconds timeout) const;
   // Collects the rest and reaps the child; a child still running after
   // `timeout` is killed (and reported as killed by SIGKILL).
   Outcome finish(std::chrono::milliseconds timeout = std::chrono::seconds(120));
