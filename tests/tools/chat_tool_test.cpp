@@ -265,7 +265,7 @@ TEST_F(ChatTool, CtrlCDuringAPrefillDropsTheMessageAndTheNextTurnWorks) {
   child.send(SIGINT);
   const tool_test::Outcome o = child.finish(std::chrono::seconds(60));
   ASSERT_EQ(o.exit_code, 0) << o.err;
-  EXPECT_TRUE(has(o.err, "chat: interrupted during the prefill: the message is not sent")) << o.err;
+  EXPECT_TRUE(has(o.err, "chat: interrupted during the prefill: the conversation is as it was")) << o.err;
   const std::vector<Figures> f = figures(o.err);
   ASSERT_EQ(f.size(), 1u) << "'Hi' is answered:\n" << o.err;
   EXPECT_LT(f[0].prompt, 100) << "the interrupted message is not in the conversation";

@@ -133,8 +133,7 @@ TurnFigures Conversation::respond(const Output& out) {
     f.n_reused = p.n_reused;
   } catch (const api::Error& e) {
     if (!aborted(e)) throw;
-    f.interrupted = true;
-    out.notice("interrupted during the prefill: the message is not sent");
+    f.interrupted = true;  // the caller puts the conversation back as it was
     return f;
   }
   f.n_prefilled = session_.n_evaluated() - evaluated;

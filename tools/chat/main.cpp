@@ -248,8 +248,12 @@ class Repl {
     // Every reply ends a line on stdout, an empty one too: a script reading
     // the replies finds one per turn.
     if (f.answered && !reply_shown_) at_line_start_ = false;
+    if (f.interrupted && input_.is_terminal()) at_line_start_ = false;  // after the terminal's "^C"
     end_line();
-    if (f.interrupted && f.answered) status_.say("interrupted: the reply so far is kept");
+    if (f.interrupted) {
+      status_.say(f.answered ? "interrupted: the reply so far is kept"
+                             : "interrupted during the prefill: the conversation is as it was");
+    }
     if (f.answered) status_.say(figures(f));
   }
 
