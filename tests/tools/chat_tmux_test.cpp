@@ -145,4 +145,15 @@ TEST_F(ChatTmux, CtrlCDropsATypedLineAndQuitsOnAnEmptyOne) {
   EXPECT_EQ(count(t.screen(), "| TTFT"), 0u) << "nothing was sent:\n" << t.screen();
 }
 
+TEST_F(ChatTmux, CtrlUClearsTheLineAndCtrlDOnAnEmptyLineQuits) {
+  Tmux t(chat_command());
+  ASSERT_TRUE(t.wait_for([](const std::string& screen) { return has(screen, "\n>"); }, 20s)) << t.screen();
+  t.keys("'not this' C-u");
+  t.keys("C-d");
+  ASSERT_TRUE(t.wait_for(exited, 20s)) << t.screen();
+  const std::string s = t.screen();
+  EXPECT_TRUE(has(s, "\n>\nexit status 0\n")) << "the line cleared on the screen, then the end of input:\n" << s;
+  EXPECT_EQ(count(s, "| TTFT"), 0u) << "nothing was sent:\n" << s;
+}
+
 }  // namespace

@@ -178,6 +178,12 @@ TEST_F(ChatTool, SaveRefusesToReplaceAFileThatIsNotASavedSession) {
   EXPECT_EQ(kept, "the user's notes");
 }
 
+TEST_F(ChatTool, QuitEndsTheChat) {
+  const tool_test::Outcome o = chat("Hi\n/quit\nHello again\n");
+  ASSERT_EQ(o.exit_code, 0) << o.err;
+  EXPECT_EQ(figures(o.err).size(), 1u) << "nothing after /quit is read:\n" << o.err;
+}
+
 TEST_F(ChatTool, BadCommandsAreSaidAndTheChatGoesOn) {
   const tool_test::Outcome o = chat("/frobnicate\n/save\n//slash first\n");
   EXPECT_EQ(o.exit_code, 1) << "piped: a failed command is the exit code";
