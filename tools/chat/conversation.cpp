@@ -145,6 +145,8 @@ TurnFigures Conversation::respond(const Output& out) {
   for (;;) {
     const uint32_t left = limit > 0 ? limit - std::min(limit, f.n_decoded) : 0;
     if (!generate_once(left, out, reply, f, start)) break;
+    // (A reply at -n as the context fills ends as max_tokens, which the
+    // engine checks first: `left` is never 0 below when -n is set.)
     if (f.reason != ENGINE_CHAT_CONTEXT_FULL) break;
     // The reply filled the context: drop turns and go on after the
     // conversation and the reply so far, prefilled again.
