@@ -10,7 +10,8 @@ native_packages=(cmake ninja-build g++ ccache qemu-user g++-aarch64-linux-gnu
                  libhwy-dev libxsimd-dev libgtest-dev libbenchmark-dev
                  clang-14 libclang-rt-14-dev  # clang and libFuzzer for the fuzz tree
                  pybind11-dev python3-dev python3-numpy python3-pytest  # the Python binding and its tests
-                 default-jdk-headless junit5)  # the Java binding (JNI headers, javac) and its JUnit tests
+                 default-jdk-headless junit5  # the Java binding (JNI headers, javac) and its JUnit tests
+                 tmux)  # the chat tool's tests on a terminal
 arm64_packages=(libhwy-dev:arm64 libxsimd-dev:arm64 libgtest-dev:arm64 libbenchmark-dev:arm64)
 
 installed() {

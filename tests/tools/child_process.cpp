@@ -8,17 +8,27 @@
 
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <thread>
 #include <stdexcept>
 
 namespace tool_test {
 
 std::string tool(const std::string& name) { return std::string(ENGINE_TOOL_DIR) + "/" + name; }
 
-Child::Child(const std::string& binary, const std::vector<std::string>& args) {
-  int out[2], err[2];
-  if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0) {
+Child::Child(const std::string& binary, const std::vector<std::string>& args) { start(binary, args, nullptr); }
+
+Child::Child(const std::string& binary, const std::vector<std::string>& args, const std::string& stdin_text) {
+  start(binary, args, &stdin_text);
+}
+
+void Child::start(const std::string& binary, const std::vector<std::string>& args, const std::string* stdin_text) {
+  int out[2], err[2], in[2] = {-1, -1};
+  if (::pipe2(out, O_CLOEXEC) != 0 || ::pipe2(err, O_CLOEXEC) != 0 ||
+      (stdin_text != nullptr && ::pipe2(in, O_CLOEXEC) != 0)) {
     throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
   }
+  if (stdin_text != nullptr && stdin_text->size() > 65536) throw std::runtime_error("stdin text above 64 KiB");
   std::vector<std::string> argv_text = {binary};
   argv_text.insert(argv_text.end(), args.begin(), args.end());
   std::vector<char*> argv;
@@ -27,8 +37,8 @@ Child::Child(const std::string& binary, const std::vector<std::string>& args) {
   pid_ = ::fork();
   if (pid_ < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (pid_ == 0) {
-    const int null = ::open("/dev/null", O_RDONLY);
-    ::dup2(null, 0);
+    const int input = stdin_text != nullptr ? in[0] : ::open("/dev/null", O_RDONLY);
+    ::dup2(input, 0);
     ::dup2(out[1], 1);
     ::dup2(err[1], 2);
     ::execv(binary.c_str(), argv.data());
@@ -36,6 +46,14 @@ Child::Child(const std::string& binary, const std::vector<std::string>& args) {
   }
   ::close(out[1]);
   ::close(err[1]);
+  if (stdin_text != nullptr) {
+    // Written while this process still holds the read end: a child that
+    // already exited cannot make the write raise SIGPIPE.
+    const ssize_t written = ::write(in[1], stdin_text->data(), stdin_text->size());
+    ::close(in[0]);
+    ::close(in[1]);
+    if (written != static_cast<ssize_t>(stdin_text->size())) throw std::runtime_error("writing the child's stdin failed");
+  }
   out_fd_ = out[0];
   err_fd_ = err[0];
 }
@@ -81,6 +99,20 @@ bool Child::wait_for_stdout(size_t bytes, std::chrono::milliseconds timeout) {
 
 void Child::send(int signal) { ::kill(pid_, signal); }
 
+bool Child::wait_for_handler(int signal, std::chrono::milliseconds timeout) const {
+  const auto end = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < end) {
+    std::ifstream status("/proc/" + std::to_string(pid_) + "/status");
+    for (std::string line; std::getline(status, line);) {
+      if (line.starts_with("SigCgt:") && ((std::stoull(line.substr(7), nullptr, 16) >> (signal - 1)) & 1) != 0) {
+        return true;
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return false;
+}
+
 Outcome Child::finish(std::chrono::milliseconds timeout) {
   const auto end = std::chrono::steady_clock::now() + timeout;
   for (;;) {
@@ -100,6 +132,10 @@ Outcome Child::finish(std::chrono::milliseconds timeout) {
 }
 
 Outcome run(const std::string& binary, const std::vector<std::string>& args) { return Child(binary, args).finish(); }
+
+Outcome run(const std::string& binary, const std::vector<std::string>& args, const std::string& stdin_text) {
+  return Child(binary, args, stdin_text).finish();
+}
 
 void synth_tiny_model(const std::string& path) {
   const Outcome o = run(tool("synth"), {"--arch", "llama", "--n-embd", "64", "--n-layer", "2", "--n-head", "4", "--n-ff",

@@ -19,10 +19,13 @@ struct Outcome {
   std::string out, err;
 };
 
-// A running tool with its stdout and stderr captured (stdin is /dev/null).
+// A running tool with its stdout and stderr captured. stdin is /dev/null, or
+// a pipe that gives `stdin_text` and then ends (at most 64 KiB, a pipe's
+// buffer, so writing it never waits for the child).
 class Child {
  public:
   Child(const std::string& binary, const std::vector<std::string>& args);
+  Child(const std::string& binary, const std::vector<std::string>& args, const std::string& stdin_text);
   ~Child();  // kills and reaps a child still running
   Child(const Child&) = delete;
   Child& operator=(const Child&) = delete;
@@ -31,11 +34,15 @@ class Child {
   // closes its pipes, or `timeout` passes; true in the first case.
   bool wait_for_stdout(size_t bytes, std::chrono::milliseconds timeout);
   void send(int signal);
+  // Waits until the child handles `signal` (a handler installed: its
+  // SigCgt in /proc), so a signal sent then is not the default action.
+  bool wait_for_handler(int signal, std::chrono::milliseconds timeout) const;
   // Collects the rest and reaps the child; a child still running after
   // `timeout` is killed (and reported as killed by SIGKILL).
   Outcome finish(std::chrono::milliseconds timeout = std::chrono::seconds(120));
 
  private:
+  void start(const std::string& binary, const std::vector<std::string>& args, const std::string* stdin_text);
   bool pump(std::chrono::milliseconds timeout);  // false once both pipes are closed
   pid_t pid_ = -1;
   int out_fd_ = -1, err_fd_ = -1;
@@ -44,6 +51,7 @@ class Child {
 
 // Runs a tool to the end.
 Outcome run(const std::string& binary, const std::vector<std::string>& args);
+Outcome run(const std::string& binary, const std::vector<std::string>& args, const std::string& stdin_text);
 
 // Writes a tiny random F32 llama model (2 layers, n_embd 64, the byte-level
 // vocabulary of 300 tokens) to `path` with synth; throws when synth fails.

@@ -1,0 +1,171 @@
+#include "tools/chat/line_reader.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace chat_tool {
+
+volatile std::sig_atomic_t g_interrupted = 0;
+
+void install_interrupt_handler() {
+  struct sigaction sa {};
+  sa.sa_handler = [](int) { g_interrupted = 1; };
+  sa.sa_flags = SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGINT, &sa, nullptr);
+}
+
+namespace {
+
+// The terminal without line editing and echo while a line is read; restored
+// on every way out (a throw included).
+class RawTerminal {
+ public:
+  explicit RawTerminal(int fd) : fd_(fd) {
+    if (::tcgetattr(fd_, &saved_) != 0) return;
+    termios raw = saved_;
+    raw.c_lflag &= ~static_cast<tcflag_t>(ICANON | ECHO);
+    raw.c_cc[VMIN] = 1;
+    raw.c_cc[VTIME] = 0;
+    active_ = ::tcsetattr(fd_, TCSANOW, &raw) == 0;
+  }
+  ~RawTerminal() {
+    if (active_) ::tcsetattr(fd_, TCSANOW, &saved_);
+  }
+  RawTerminal(const RawTerminal&) = delete;
+  RawTerminal& operator=(const RawTerminal&) = delete;
+
+ private:
+  int fd_;
+  termios saved_{};
+  bool active_ = false;
+};
+
+// Back one column and clear to the end of the line (a space written over the
+// character would stay on the screen as a trailing blank).
+constexpr const char* kEraseLast = "\b\x1b[K";
+
+bool is_continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+
+// Removes the last UTF-8 character of `text`; false when it was empty.
+bool pop_character(std::string& text) {
+  if (text.empty()) return false;
+  while (text.size() > 1 && is_continuation(text.back())) text.pop_back();
+  text.pop_back();
+  return true;
+}
+
+}  // namespace
+
+LineReader::LineReader(int fd, int echo_fd) : fd_(fd), echo_fd_(echo_fd), terminal_(::isatty(fd) == 1) {}
+
+void LineReader::echo(const std::string& text) const {
+  if (!terminal_) return;
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = ::write(echo_fd_, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    done += static_cast<size_t>(n);
+  }
+}
+
+bool LineReader::next_byte(char& c) {
+  for (;;) {
+    if (pos_ < pending_.size()) {
+      c = pending_[pos_++];
+      return true;
+    }
+    if (eof_) return false;
+    // SIGINT stays blocked between the flag's check and the wait, and ppoll
+    // unblocks it atomically: a Ctrl-C in between is never missed.
+    sigset_t block, previous;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    ::sigprocmask(SIG_BLOCK, &block, &previous);
+    if (g_interrupted) {
+      ::sigprocmask(SIG_SETMASK, &previous, nullptr);
+      return false;
+    }
+    pollfd p{fd_, POLLIN, 0};
+    sigset_t wait_mask = previous;
+    sigdelset(&wait_mask, SIGINT);
+    const int ready = ::ppoll(&p, 1, nullptr, &wait_mask);
+    ::sigprocmask(SIG_SETMASK, &previous, nullptr);
+    if (ready < 0) {
+      if (errno == EINTR) continue;
+      eof_ = true;
+      return false;
+    }
+    char buf[4096];
+    const ssize_t n = ::read(fd_, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      eof_ = true;
+      return false;
+    }
+    pending_.assign(buf, static_cast<size_t>(n));
+    pos_ = 0;
+  }
+}
+
+LineReader::Result LineReader::read(const std::string& prompt, std::string& line, bool& had_text) {
+  line.clear();
+  had_text = false;
+  const RawTerminal raw(terminal_ ? fd_ : -1);
+  echo(prompt);
+  char c = 0;
+  for (;;) {
+    if (!next_byte(c)) {
+      if (g_interrupted) {
+        had_text = !line.empty();
+        line.clear();
+        pending_.clear();  // what was typed ahead goes with the line
+        pos_ = 0;
+        echo("^C\n");
+        return Result::interrupted;
+      }
+      if (!line.empty()) return Result::line;  // a last line without a newline
+      return Result::end_of_input;
+    }
+    if (!terminal_) {
+      if (c != '\n') {
+        line += c;
+        continue;
+      }
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      return Result::line;
+    }
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\n' || c == '\r') {
+      echo("\n");
+      return Result::line;
+    }
+    if (u == 0x7F || u == 0x08) {
+      if (pop_character(line)) echo(kEraseLast);
+    } else if (u == 0x15) {  // Ctrl-U
+      while (pop_character(line)) echo(kEraseLast);
+    } else if (u == 0x04) {  // Ctrl-D: the end of input on an empty line, as a shell
+      if (line.empty()) {
+        echo("\n");
+        return Result::end_of_input;
+      }
+    } else if (u == 0x1B) {  // ESC [ ... final byte, or ESC O x: a key we do not edit with
+      if (next_byte(c) && (c == '[' || c == 'O')) {
+        const bool csi = c == '[';
+        while (next_byte(c) && csi && !(c >= 0x40 && c <= 0x7E)) {
+        }
+      }
+    } else if (u >= 0x20 || c == '\t') {
+      if (c == '\t') c = ' ';  // one column, so Backspace erases what was drawn
+      line += c;
+      echo(std::string(1, c));
+    }
+  }
+}
+
+}  // namespace chat_tool
