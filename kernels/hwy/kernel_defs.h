@@ -27,6 +27,8 @@ extern const MatmulKernel kMatmulIQ4_XS;
 extern const MatmulKernel kMatmulQ4_K;
 extern const MatmulKernel kMatmulQ5_K;
 extern const MatmulKernel kMatmulQ6_K;
+extern const MatmulKernel kMatmulQ3_K;
+extern const MatmulKernel kMatmulQ2_K;
 
 // arch and required_features of every kernel of the tier: the baseline the
 // files are compiled for (Highway picks the best target above it at run time).

@@ -72,6 +72,21 @@ namespace q6_k {
 // Three planes of 6-bit codes (layout.h), kPlane bytes apart.
 inline constexpr size_t kPlane = 1024, kScales = 3072, kD = 3328;
 }  // namespace q6_k
+// Q3_K 1824 B: qs [c 2][j 8][r 16][4] (bytes 32c+4j.. of each row's qs, the
+// 2 low bits of elements 128c + 32t + 4j + i at bits 2t), hmask [j 8][r 16][4]
+// (bytes 4j.. of each row's hmask: bit 4c + t is bit 2 of that element),
+// sc [s 16][r 16] as int8 sc - 32, d [r] f16 (+64 B, 3.6%, for the unpacked
+// 6-bit scales).
+namespace q3_k {
+inline constexpr size_t kHmask = 1024, kScales = 1536, kD = 1792, kBytes = 1824;
+}  // namespace q3_k
+// Q2_K 1344 B, the size of the 16 GGUF blocks: qs as Q3_K, the scale bytes
+// (sc | m << 4) [q 4][r 16][4] (bytes 4q.. of each row's scales: the 4 mins
+// of an int32 lane make one dot product with the activations' 16-sums),
+// d [r] f16, dmin [r] f16.
+namespace q2_k {
+inline constexpr size_t kScales = 1024, kD = 1280, kDmin = 1312, kBytes = 1344;
+}  // namespace q2_k
 // IQ4_XS 2208 B: qs [s 8][j 4][r 16][4] (bytes 16s+4j.. of each row's qs),
 // scales [s 8][r 16] as int8 ls - 32, d [r] f16 (+32 B, 1.5%).
 namespace iq4_xs {
@@ -195,10 +210,162 @@ HWY_INLINE VU8 Q6Code3(VU8 p0, VU8 p1, VU8 p2) {
   return hn::BitCast(du8, hn::Or(hn::Or(b01, b23), b45));
 }
 
-// Q6_K weights: see RunGroups (groups-inl.h).
-struct Q6Family {
-  using Lhs = LhsQ8K;
+// The bytes of (c, j) in a chunk whose first part is [c 2][j 8][r 16][4]
+// (Q6_K's plane 0, the Q2_K / Q3_K qs), for lane vector v.
+HWY_INLINE const uint8_t* CodeBytes(const uint8_t* chunk, size_t c, size_t j, size_t v) {
+  return chunk + (8 * c + j) * 64 + v * hn::Lanes(DU8());
+}
+
+// The d of each row (fp16) times the activations' d.
+HWY_INLINE VF BlockScale(const uint8_t* d16, size_t v, const LhsQ8K& a) {
+  return hn::Mul(LoadHalfScales(d16 + 2 * v * hn::Lanes(DF())), hn::Set(DF(), a.d));
+}
+
+// Q6_K codes for Sub16Family: 0..63, offset 32 (the activations' offset16).
+struct Q6Codes {
   static constexpr size_t kChunk = kQ6_KChunk;
+  static constexpr int kMaxCode = 63;
+  static HWY_INLINE int32_t Start(const LhsQ8K& a, size_t s) { return a.offset16[s]; }
+  static HWY_INLINE void Prefetch(const uint8_t* chunk) {
+    for (size_t off = q6_k::kScales; off < kChunk; off += 64) PrefetchAhead(chunk + off, kPrefetchAhead);
+  }
+  static HWY_INLINE void Codes4(const uint8_t* chunk, size_t c, size_t j, size_t v, VU8* w) {
+    const uint8_t* planes = CodeBytes(chunk, c, j, v);
+    const VU8 p0 = LoadAndPrefetch(planes, kPrefetchAhead);
+    const VU8 p1 = LoadAndPrefetch(planes + q6_k::kPlane, kPrefetchAhead);
+    const VU8 p2 = LoadAndPrefetch(planes + 2 * q6_k::kPlane, kPrefetchAhead);
+    w[0] = Q6Code(p0), w[1] = Q6Code(p1), w[2] = Q6Code(p2), w[3] = Q6Code3(p0, p1, p2);
+  }
+  // Quarter kT < 3 loads plane kT (and prefetches its line), quarter 3 the
+  // three planes again from L1.
+  template <size_t kT>
+  static HWY_INLINE VU8 Code(const uint8_t* chunk, size_t c, size_t j, size_t v) {
+    const uint8_t* planes = CodeBytes(chunk, c, j, v);
+    if constexpr (kT < 3) return Q6Code(LoadAndPrefetch(planes + kT * q6_k::kPlane, kPrefetchAhead));
+    const DU8 du8;
+    return Q6Code3(hn::LoadU(du8, planes), hn::LoadU(du8, planes + q6_k::kPlane),
+                   hn::LoadU(du8, planes + 2 * q6_k::kPlane));
+  }
+  static HWY_INLINE VF Scale(const uint8_t* chunk, size_t s, size_t v) {
+    return hn::ConvertTo(DF(), LoadScalesI8(chunk + q6_k::kScales + s * kRows + v * hn::Lanes(DI32())));
+  }
+  template <size_t kM>
+  static HWY_INLINE void Finish(const LhsQ8K* lhs, size_t nb, size_t b, const uint8_t* chunk, size_t v, const VF* sum,
+                                VF* acc) {
+    for (size_t r = 0; r < kM; ++r) acc[r] = hn::MulAdd(BlockScale(chunk + q6_k::kD, v, lhs[r * nb + b]), sum[r], acc[r]);
+  }
+};
+
+// The 2-bit codes of quarter kT from the Q2_K / Q3_K qs bytes (bits 2kT,
+// 2kT+1; the 16-bit shift's spill from the next byte is masked off).
+template <size_t kT>
+HWY_INLINE VU8 TwoBits(VU8 qs) {
+  const DU8 du8;
+  if constexpr (kT == 0) return hn::And(qs, hn::Set(du8, 3));
+  return hn::And(hn::BitCast(du8, hn::ShiftRight<2 * kT>(hn::BitCast(DU16(), qs))), hn::Set(du8, 3));
+}
+
+// Q2_K codes for Sub16Family: 0..3, no offset; the mins in Finish.
+struct Q2Codes {
+  static constexpr size_t kChunk = q2_k::kBytes;
+  static constexpr int kMaxCode = 3;
+  static HWY_INLINE int32_t Start(const LhsQ8K&, size_t) { return 0; }
+  static HWY_INLINE void Prefetch(const uint8_t* chunk) {
+    for (size_t off = q2_k::kScales; off < kChunk; off += 64) PrefetchAhead(chunk + off, kPrefetchAhead);
+  }
+  static HWY_INLINE void Codes4(const uint8_t* chunk, size_t c, size_t j, size_t v, VU8* w) {
+    const VU8 qs = LoadAndPrefetch(CodeBytes(chunk, c, j, v), kPrefetchAhead);
+    w[0] = TwoBits<0>(qs), w[1] = TwoBits<1>(qs), w[2] = TwoBits<2>(qs), w[3] = TwoBits<3>(qs);
+  }
+  template <size_t kT>
+  static HWY_INLINE VU8 Code(const uint8_t* chunk, size_t c, size_t j, size_t v) {
+    const uint8_t* p = CodeBytes(chunk, c, j, v);
+    return TwoBits<kT>(kT == 0 ? LoadAndPrefetch(p, kPrefetchAhead) : hn::LoadU(DU8(), p));
+  }
+  // The low nibble of byte s % 4 of each row's int32 lane.
+  static HWY_INLINE VF Scale(const uint8_t* chunk, size_t s, size_t v) {
+    const DI32 di32;
+    const VI32 bytes = hn::BitCast(di32, hn::LoadU(DU8(), chunk + q2_k::kScales + 64 * (s / 4) + v * hn::Lanes(DU8())));
+    return hn::ConvertTo(DF(), hn::And(hn::ShiftRightSame(bytes, static_cast<int>(8 * (s % 4))), hn::Set(di32, 15)));
+  }
+  // mins = sum_s m_s * (sum of a over s): the high nibbles of the scale
+  // bytes, 4 sub-blocks per int32 lane, times the activations' 16-sums as
+  // sum16_lo + 128 sum16_hi; then d sum - dmin mins, as the reference.
+  template <size_t kM>
+  static HWY_INLINE void Finish(const LhsQ8K* lhs, size_t nb, size_t b, const uint8_t* chunk, size_t v, const VF* sum,
+                                VF* acc) {
+    const DF df;
+    VU8 m[4];
+    for (size_t q = 0; q < 4; ++q) m[q] = HighNibbles(hn::LoadU(DU8(), chunk + q2_k::kScales + 64 * q + v * hn::Lanes(DU8())));
+    static_assert(DotPendingMax(15) >= 4);
+    for (size_t r = 0; r < kM; ++r) {
+      const LhsQ8K& a = lhs[r * nb + b];
+      DotAcc lo = DotStart(hn::Zero(DI32())), hi = DotStart(hn::Zero(DI32()));
+      for (size_t q = 0; q < 4; ++q) {
+        DotSmallPending(lo, m[q], a.sum16_lo + 4 * q);
+        DotSmallPending(hi, m[q], a.sum16_hi + 4 * q);
+      }
+      const VI32 mins = hn::Add(DotFinish(lo), hn::ShiftLeft<7>(DotFinish(hi)));
+      acc[r] = hn::NegMulAdd(BlockScale(chunk + q2_k::kDmin, v, a), hn::ConvertTo(df, mins),
+                             hn::MulAdd(BlockScale(chunk + q2_k::kD, v, a), sum[r], acc[r]));
+    }
+  }
+};
+
+// Bit p of each hmask byte moved to bit 2 (16-bit shifts: the bits that
+// cross into the other byte are masked off by the caller).
+HWY_INLINE VU8 HighBitAt2(VU8 hmask, size_t p) {
+  const auto h16 = hn::BitCast(DU16(), hmask);
+  if (p >= 2) return hn::BitCast(DU8(), hn::ShiftRightSame(h16, static_cast<int>(p - 2)));
+  return hn::BitCast(DU8(), hn::ShiftLeftSame(h16, static_cast<int>(2 - p)));
+}
+
+// Q3_K codes for Sub16Family: the 2 low bits as Q2_K, bit 2 from the hmask
+// byte (bit 4c + t for quarter t of half c); 0..7, offset 4: the start is
+// -4 * (sum of a) = offset16 / 8.
+struct Q3Codes {
+  static constexpr size_t kChunk = q3_k::kBytes;
+  static constexpr int kMaxCode = 7;
+  static HWY_INLINE int32_t Start(const LhsQ8K& a, size_t s) { return a.offset16[s] / 8; }
+  static HWY_INLINE void Prefetch(const uint8_t* chunk) {
+    for (size_t off = q3_k::kScales; off < kChunk; off += 64) PrefetchAhead(chunk + off, kPrefetchAhead);
+  }
+  // The hmask bytes of j serve both halves c: the first prefetches them.
+  static HWY_INLINE VU8 Hmask(const uint8_t* chunk, size_t c, size_t j, size_t v) {
+    const uint8_t* p = chunk + q3_k::kHmask + 64 * j + v * hn::Lanes(DU8());
+    return c == 0 ? LoadAndPrefetch(p, kPrefetchAhead) : hn::LoadU(DU8(), p);
+  }
+  template <size_t kT>
+  static HWY_INLINE VU8 Join(VU8 qs, VU8 hmask, size_t c) {
+    return hn::OrAnd(TwoBits<kT>(qs), HighBitAt2(hmask, 4 * c + kT), hn::Set(DU8(), 4));
+  }
+  static HWY_INLINE void Codes4(const uint8_t* chunk, size_t c, size_t j, size_t v, VU8* w) {
+    const VU8 qs = LoadAndPrefetch(CodeBytes(chunk, c, j, v), kPrefetchAhead);
+    const VU8 hm = Hmask(chunk, c, j, v);
+    w[0] = Join<0>(qs, hm, c), w[1] = Join<1>(qs, hm, c), w[2] = Join<2>(qs, hm, c), w[3] = Join<3>(qs, hm, c);
+  }
+  template <size_t kT>
+  static HWY_INLINE VU8 Code(const uint8_t* chunk, size_t c, size_t j, size_t v) {
+    const uint8_t* p = CodeBytes(chunk, c, j, v);
+    if constexpr (kT == 0) return Join<0>(LoadAndPrefetch(p, kPrefetchAhead), Hmask(chunk, c, j, v), c);
+    return Join<kT>(hn::LoadU(DU8(), p), hn::LoadU(DU8(), chunk + q3_k::kHmask + 64 * j + v * hn::Lanes(DU8())), c);
+  }
+  static HWY_INLINE VF Scale(const uint8_t* chunk, size_t s, size_t v) {
+    return hn::ConvertTo(DF(), LoadScalesI8(chunk + q3_k::kScales + s * kRows + v * hn::Lanes(DI32())));
+  }
+  template <size_t kM>
+  static HWY_INLINE void Finish(const LhsQ8K* lhs, size_t nb, size_t b, const uint8_t* chunk, size_t v, const VF* sum,
+                                VF* acc) {
+    for (size_t r = 0; r < kM; ++r) acc[r] = hn::MulAdd(BlockScale(chunk + q3_k::kD, v, lhs[r * nb + b]), sum[r], acc[r]);
+  }
+};
+
+// Q6_K, Q3_K and Q2_K weights (16 sub-blocks of 16, Codes as above): see
+// RunGroups (groups-inl.h).
+template <class Codes>
+struct Sub16Family {
+  using Lhs = LhsQ8K;
+  static constexpr size_t kChunk = Codes::kChunk;
   // Activation rows per pass over a group: 8 on AVX-512 (Quarter below keeps
   // one dot product, one float sum and the accumulator per row), 4 elsewhere.
 #if HWY_TARGET == HWY_AVX3 || HWY_TARGET == HWY_AVX3_DL
@@ -206,89 +373,70 @@ struct Q6Family {
 #else
   static constexpr size_t kTileM = 4;
 #endif
+  // 4 products per sub-block: Q6_K's 6-bit codes widen after 2, the 2- and
+  // 3-bit codes never before DotFinish.
+  static constexpr size_t kPending = DotPendingMax(Codes::kMaxCode);
+  static_assert(kPending >= 2);
+  static constexpr bool WidenAfter(size_t jj) { return (jj + 1) % kPending == 0 && jj + 1 < 4; }
 
   // Half `half` of chunk c of super-block b (elements 128c + 16 half + 32t +
   // 0..15, t = 0..3: sub-blocks 8c + 2t + half) for one or two rows (decode):
-  // each 64-byte load of low and high bits is unpacked once into the 4
-  // quarters' codes. sum[r] += sc_s * (codes . a - 32 * sum of a) per
-  // sub-block, t in order, in float.
+  // each load of code bytes is unpacked once into the 4 quarters' codes.
+  // sum[r] += sc_s * (codes . a + Start) per sub-block, t in order, in float.
   template <size_t kM>
   static HWY_INLINE void Half(const LhsQ8K* lhs, size_t nb, size_t b, size_t c, size_t half, const uint8_t* chunk,
                               size_t v, VF* sum) {
-    using namespace q6_k;
     const DI32 di32;
     const DF df;
-    const size_t l8 = hn::Lanes(DU8()), l32 = hn::Lanes(di32);
     DotAcc acc[kM][4];
     for (size_t r = 0; r < kM; ++r) {
-      for (size_t t = 0; t < 4; ++t) {
-        acc[r][t] = DotStart(hn::Set(di32, lhs[r * nb + b].offset16[8 * c + 2 * t + half]));
-      }
+      for (size_t t = 0; t < 4; ++t) acc[r][t] = DotStart(hn::Set(di32, Codes::Start(lhs[r * nb + b], 8 * c + 2 * t + half)));
     }
     for (size_t jj = 0; jj < 4; ++jj) {
       const size_t j = 4 * half + jj;
-      const uint8_t* planes = chunk + (8 * c + j) * 64 + v * l8;
-      const VU8 p0 = LoadAndPrefetch(planes, kPrefetchAhead);
-      const VU8 p1 = LoadAndPrefetch(planes + kPlane, kPrefetchAhead);
-      const VU8 p2 = LoadAndPrefetch(planes + 2 * kPlane, kPrefetchAhead);
-      const VU8 w[4] = {Q6Code(p0), Q6Code(p1), Q6Code(p2), Q6Code3(p0, p1, p2)};
-      // 4 products per sub-block, 6-bit codes: 2 pending at most.
-      static_assert(DotPendingMax(63) >= 2);
+      VU8 w[4];
+      Codes::Codes4(chunk, c, j, v, w);
       for (size_t r = 0; r < kM; ++r) {
         const int8_t* a = lhs[r * nb + b].qs + 128 * c + 4 * j;
         for (size_t t = 0; t < 4; ++t) {
           DotSmallPending(acc[r][t], w[t], a + 32 * t);
-          if (jj == 1) DotWiden(acc[r][t]);
+          if (WidenAfter(jj)) DotWiden(acc[r][t]);
         }
       }
     }
     for (size_t t = 0; t < 4; ++t) {
-      const VF sc = hn::ConvertTo(df, LoadScalesI8(chunk + kScales + (8 * c + 2 * t + half) * kRows + v * l32));
+      const VF sc = Codes::Scale(chunk, 8 * c + 2 * t + half, v);
       for (size_t r = 0; r < kM; ++r) sum[r] = hn::MulAdd(hn::ConvertTo(df, DotFinish(acc[r][t])), sc, sum[r]);
     }
   }
 
   // The same sums for quarter kT of the half, for 3 or more rows (prefill):
   // one quarter at a time needs a quarter of Half's dot products in
-  // registers, so 8 rows fit; quarter kT < 3 loads plane kT (and prefetches
-  // its line), quarter 3 the three planes again from L1.
+  // registers, so 8 rows fit.
   template <size_t kM, size_t kT>
   static HWY_INLINE void Quarter(const LhsQ8K* lhs, size_t nb, size_t b, size_t c, size_t half, const uint8_t* chunk,
                                  size_t v, VF* sum) {
-    using namespace q6_k;
     const DI32 di32;
     const DF df;
-    const DU8 du8;
-    const size_t l8 = hn::Lanes(du8), l32 = hn::Lanes(di32);
     DotAcc acc[kM];
-    for (size_t r = 0; r < kM; ++r) acc[r] = DotStart(hn::Set(di32, lhs[r * nb + b].offset16[8 * c + 2 * kT + half]));
+    for (size_t r = 0; r < kM; ++r) acc[r] = DotStart(hn::Set(di32, Codes::Start(lhs[r * nb + b], 8 * c + 2 * kT + half)));
     for (size_t jj = 0; jj < 4; ++jj) {
       const size_t j = 4 * half + jj;
-      const uint8_t* planes = chunk + (8 * c + j) * 64 + v * l8;
-      VU8 w;
-      if constexpr (kT < 3) {
-        w = Q6Code(LoadAndPrefetch(planes + kT * kPlane, kPrefetchAhead));
-      } else {
-        w = Q6Code3(hn::LoadU(du8, planes), hn::LoadU(du8, planes + kPlane), hn::LoadU(du8, planes + 2 * kPlane));
-      }
-      for (size_t r = 0; r < kM; ++r) {  // 6-bit codes: 2 pending at most, as in Half
+      const VU8 w = Codes::template Code<kT>(chunk, c, j, v);
+      for (size_t r = 0; r < kM; ++r) {
         DotSmallPending(acc[r], w, lhs[r * nb + b].qs + 128 * c + 4 * j + 32 * kT);
-        if (jj == 1) DotWiden(acc[r]);
+        if (WidenAfter(jj)) DotWiden(acc[r]);
       }
     }
-    const VF sc = hn::ConvertTo(df, LoadScalesI8(chunk + kScales + (8 * c + 2 * kT + half) * kRows + v * l32));
+    const VF sc = Codes::Scale(chunk, 8 * c + 2 * kT + half, v);
     for (size_t r = 0; r < kM; ++r) sum[r] = hn::MulAdd(hn::ConvertTo(df, DotFinish(acc[r])), sc, sum[r]);
   }
 
   template <size_t kM>
   static HWY_INLINE void Block(const LhsQ8K* lhs, size_t nb, size_t b, const uint8_t* chunk, size_t v, VF* acc) {
-    using namespace q6_k;
-    const DI32 di32;
-    const DF df;
-    const size_t l32 = hn::Lanes(di32);
-    for (size_t off = kScales; off < kChunk; off += 64) PrefetchAhead(chunk + off, kPrefetchAhead);
+    Codes::Prefetch(chunk);
     VF sum[kM];
-    for (size_t r = 0; r < kM; ++r) sum[r] = hn::Zero(df);
+    for (size_t r = 0; r < kM; ++r) sum[r] = hn::Zero(DF());
     for (size_t c = 0; c < 2; ++c) {
       for (size_t half = 0; half < 2; ++half) {
         if constexpr (kM <= 2) {
@@ -301,8 +449,7 @@ struct Q6Family {
         }
       }
     }
-    const VF dw = LoadHalfScales(chunk + kD + 2 * v * l32);
-    for (size_t r = 0; r < kM; ++r) acc[r] = hn::MulAdd(hn::Mul(dw, hn::Set(df, lhs[r * nb + b].d)), sum[r], acc[r]);
+    Codes::template Finish<kM>(lhs, nb, b, chunk, v, sum, acc);
   }
 };
 
@@ -355,7 +502,9 @@ HWY_INLINE void RunSuperBlocks(size_t m, size_t n, size_t k, const void* lhs, co
 
 ENGINE_HWY_TARGET_RUN(RunQ4K, RunSuperBlocks<OffsetFamily<false>>)
 ENGINE_HWY_TARGET_RUN(RunQ5K, RunSuperBlocks<OffsetFamily<true>>)
-ENGINE_HWY_TARGET_RUN(RunQ6K, RunSuperBlocks<Q6Family>)
+ENGINE_HWY_TARGET_RUN(RunQ6K, RunSuperBlocks<Sub16Family<Q6Codes>>)
+ENGINE_HWY_TARGET_RUN(RunQ3K, RunSuperBlocks<Sub16Family<Q3Codes>>)
+ENGINE_HWY_TARGET_RUN(RunQ2K, RunSuperBlocks<Sub16Family<Q2Codes>>)
 ENGINE_HWY_TARGET_RUN(RunIQ4XS, RunSuperBlocks<IQ4XSFamily>)
 
 }  // namespace kernels::hwy_tier::HWY_NAMESPACE
@@ -368,6 +517,8 @@ namespace {
 ENGINE_HWY_RUN(RunQ4K, run_q4_k)
 ENGINE_HWY_RUN(RunQ5K, run_q5_k)
 ENGINE_HWY_RUN(RunQ6K, run_q6_k)
+ENGINE_HWY_RUN(RunQ3K, run_q3_k)
+ENGINE_HWY_RUN(RunQ2K, run_q2_k)
 ENGINE_HWY_RUN(RunIQ4XS, run_iq4_xs)
 
 // Scalar repacking, once at load (the layout is the same for every target).
@@ -403,51 +554,77 @@ void pack_rhs_offset(size_t n, size_t k, const void* rhs, void* rhs_packed) {
   }
 }
 
-void pack_rhs_q6_k(size_t n, size_t k, const void* rhs, void* rhs_packed) {
-  using namespace q6_k;
+// The packing loop of the types below: each chunk of kBytes zeroed (rows
+// past n stay zero), then pack_row(block, chunk, r) for each row r of it.
+template <class Block, size_t kBytes, class PackRow>
+void pack_groups(size_t n, size_t k, const void* rhs, void* rhs_packed, PackRow pack_row) {
   const size_t nb = k / ref::QK_K;
-  const auto* rows = static_cast<const ref::BlockQ6_K*>(rhs);
-  auto* out = static_cast<uint8_t*>(rhs_packed);
-  for (size_t g = 0; g < groups(n); ++g) {
-    for (size_t b = 0; b < nb; ++b, out += kQ6_KChunk) {
-      std::memset(out, 0, kQ6_KChunk);
-      for (size_t r = 0; r < kRows && g * kRows + r < n; ++r) {
-        const ref::BlockQ6_K& blk = rows[(g * kRows + r) * nb + b];
-        for (size_t c = 0; c < 2; ++c) {
-          for (size_t l = 0; l < 32; ++l) {  // element 4j + i of each quarter
-            const size_t e = 128 * c + l;
-            const unsigned code3 = ref::q6_k_code(blk, e + 96);
-            for (size_t t = 0; t < 3; ++t) {
-              out[t * kPlane + (8 * c + l / 4) * 64 + 4 * r + l % 4] =
-                  static_cast<uint8_t>(ref::q6_k_code(blk, e + 32 * t) | ((code3 >> (2 * t)) & 3) << 6);
-            }
-          }
-        }
-        for (size_t s = 0; s < 16; ++s) out[kScales + s * kRows + r] = static_cast<uint8_t>(blk.scales[s]);
-        std::memcpy(out + kD + 2 * r, &blk.d, 2);
-      }
-    }
-  }
-}
-
-void pack_rhs_iq4_xs(size_t n, size_t k, const void* rhs, void* rhs_packed) {
-  using namespace iq4_xs;
-  const size_t nb = k / ref::QK_K;
-  const auto* rows = static_cast<const ref::BlockIQ4_XS*>(rhs);
+  const auto* rows = static_cast<const Block*>(rhs);
   auto* out = static_cast<uint8_t*>(rhs_packed);
   for (size_t g = 0; g < groups(n); ++g) {
     for (size_t b = 0; b < nb; ++b, out += kBytes) {
       std::memset(out, 0, kBytes);
-      for (size_t r = 0; r < kRows && g * kRows + r < n; ++r) {
-        const ref::BlockIQ4_XS& blk = rows[(g * kRows + r) * nb + b];
-        for (size_t s = 0; s < 8; ++s) {
-          for (size_t j = 0; j < 4; ++j) std::memcpy(out + (4 * s + j) * 64 + 4 * r, blk.qs + 16 * s + 4 * j, 4);
-          out[kScales + s * kRows + r] = static_cast<uint8_t>(static_cast<int>(ref::iq4_xs_scale(blk, s)) - 32);
-        }
-        std::memcpy(out + kD + 2 * r, &blk.d, 2);
-      }
+      for (size_t r = 0; r < kRows && g * kRows + r < n; ++r) pack_row(rows[(g * kRows + r) * nb + b], out, r);
     }
   }
+}
+
+void pack_rhs_q6_k(size_t n, size_t k, const void* rhs, void* rhs_packed) {
+  using namespace q6_k;
+  pack_groups<ref::BlockQ6_K, kQ6_KChunk>(n, k, rhs, rhs_packed, [](const ref::BlockQ6_K& blk, uint8_t* out, size_t r) {
+    for (size_t c = 0; c < 2; ++c) {
+      for (size_t l = 0; l < 32; ++l) {  // element 4j + i of each quarter
+        const size_t e = 128 * c + l;
+        const unsigned code3 = ref::q6_k_code(blk, e + 96);
+        for (size_t t = 0; t < 3; ++t) {
+          out[t * kPlane + (8 * c + l / 4) * 64 + 4 * r + l % 4] =
+              static_cast<uint8_t>(ref::q6_k_code(blk, e + 32 * t) | ((code3 >> (2 * t)) & 3) << 6);
+        }
+      }
+    }
+    for (size_t s = 0; s < 16; ++s) out[kScales + s * kRows + r] = static_cast<uint8_t>(blk.scales[s]);
+    std::memcpy(out + kD + 2 * r, &blk.d, 2);
+  });
+}
+
+// The Q2_K / Q3_K qs of one row, 4 bytes at a time (the layouts above).
+void pack_two_bit_codes(const uint8_t* qs, uint8_t* out, size_t r) {
+  for (size_t c = 0; c < 2; ++c) {
+    for (size_t j = 0; j < 8; ++j) std::memcpy(out + (8 * c + j) * 64 + 4 * r, qs + 32 * c + 4 * j, 4);
+  }
+}
+
+void pack_rhs_q3_k(size_t n, size_t k, const void* rhs, void* rhs_packed) {
+  using namespace q3_k;
+  pack_groups<ref::BlockQ3_K, kBytes>(n, k, rhs, rhs_packed, [](const ref::BlockQ3_K& blk, uint8_t* out, size_t r) {
+    pack_two_bit_codes(blk.qs, out, r);
+    for (size_t j = 0; j < 8; ++j) std::memcpy(out + kHmask + 64 * j + 4 * r, blk.hmask + 4 * j, 4);
+    for (size_t s = 0; s < 16; ++s) {
+      out[kScales + s * kRows + r] = static_cast<uint8_t>(static_cast<int>(ref::q3_k_scale(blk.scales, s)) - 32);
+    }
+    std::memcpy(out + kD + 2 * r, &blk.d, 2);
+  });
+}
+
+void pack_rhs_q2_k(size_t n, size_t k, const void* rhs, void* rhs_packed) {
+  using namespace q2_k;
+  pack_groups<ref::BlockQ2_K, kBytes>(n, k, rhs, rhs_packed, [](const ref::BlockQ2_K& blk, uint8_t* out, size_t r) {
+    pack_two_bit_codes(blk.qs, out, r);
+    for (size_t q = 0; q < 4; ++q) std::memcpy(out + kScales + 64 * q + 4 * r, blk.scales + 4 * q, 4);
+    std::memcpy(out + kD + 2 * r, &blk.d, 2);
+    std::memcpy(out + kDmin + 2 * r, &blk.dmin, 2);
+  });
+}
+
+void pack_rhs_iq4_xs(size_t n, size_t k, const void* rhs, void* rhs_packed) {
+  using namespace iq4_xs;
+  pack_groups<ref::BlockIQ4_XS, kBytes>(n, k, rhs, rhs_packed, [](const ref::BlockIQ4_XS& blk, uint8_t* out, size_t r) {
+    for (size_t s = 0; s < 8; ++s) {
+      for (size_t j = 0; j < 4; ++j) std::memcpy(out + (4 * s + j) * 64 + 4 * r, blk.qs + 16 * s + 4 * j, 4);
+      out[kScales + s * kRows + r] = static_cast<uint8_t>(static_cast<int>(ref::iq4_xs_scale(blk, s)) - 32);
+    }
+    std::memcpy(out + kD + 2 * r, &blk.d, 2);
+  });
 }
 
 template <size_t kChunk>
@@ -463,6 +640,10 @@ constinit const MatmulKernel kMatmulQ5_K = kernel<kQ5_KChunk>("matmul_f32_q8_k_q
                                                               pack_rhs_offset<ref::BlockQ5_K, true>, run_q5_k);
 constinit const MatmulKernel kMatmulQ6_K =
     kernel<kQ6_KChunk>("matmul_f32_q8_k_q6_k_4x16_hwy", gguf::GgmlType::Q6_K, pack_rhs_q6_k, run_q6_k);
+constinit const MatmulKernel kMatmulQ3_K =
+    kernel<q3_k::kBytes>("matmul_f32_q8_k_q3_k_4x16_hwy", gguf::GgmlType::Q3_K, pack_rhs_q3_k, run_q3_k);
+constinit const MatmulKernel kMatmulQ2_K =
+    kernel<q2_k::kBytes>("matmul_f32_q8_k_q2_k_4x16_hwy", gguf::GgmlType::Q2_K, pack_rhs_q2_k, run_q2_k);
 constinit const MatmulKernel kMatmulIQ4_XS =
     kernel<iq4_xs::kBytes>("matmul_f32_q8_k_iq4_xs_4x16_hwy", gguf::GgmlType::IQ4_XS, pack_rhs_iq4_xs, run_iq4_xs);
 
