@@ -72,15 +72,19 @@ namespace q6_k {
 // Three planes of 6-bit codes (layout.h), kPlane bytes apart.
 inline constexpr size_t kPlane = 1024, kScales = 3072, kD = 3328;
 }  // namespace q6_k
-// Q3_K 1824 B: qs [c 2][j 8][r 16][4] (bytes 32c+4j.. of each row's qs, the
-// 2 low bits of elements 128c + 32t + 4j + i at bits 2t), hmask [j 8][r 16][4]
-// (bytes 4j.. of each row's hmask: bit 4c + t is bit 2 of that element),
-// sc [s 16][r 16] as int8 sc - 32, d [r] f16 (+64 B, 3.6%, for the unpacked
-// 6-bit scales).
+// Q3_K 1824 B: 3 planes [p 3][j 8][r 16][4] of the 3-bit codes q_u of
+// elements 32u + 4j + i (u = 0..7, the 8 quarters): plane 0 holds q0 | q1 << 3
+// | (q6 & 3) << 6, plane 1 q2 | q3 << 3 | (q7 & 3) << 6, plane 2 q4 | q5 << 3
+// | (q6 >> 2) << 6 | (q7 >> 2) << 7; sc [s 16][r 16] as int8 sc - 32, d [r]
+// f16 (+64 B, 3.6%, for the unpacked 6-bit scales). The GGUF split (2 low
+// bits of 4 quarters in one byte, bit 2 of 8 in another) took 37 operations
+// per 8 code vectors, these planes 19.
 namespace q3_k {
-inline constexpr size_t kHmask = 1024, kScales = 1536, kD = 1792, kBytes = 1824;
+inline constexpr size_t kPlane = 512, kScales = 1536, kD = 1792, kBytes = 1824;
 }  // namespace q3_k
-// Q2_K 1344 B, the size of the 16 GGUF blocks: qs as Q3_K, the scale bytes
+// Q2_K 1344 B, the size of the 16 GGUF blocks: qs [c 2][j 8][r 16][4]
+// (bytes 32c+4j.. of each row's qs: the 2-bit codes of elements 128c + 32t
+// + 4j + i in bits 2t, 2t+1, one shift and one and each), the scale bytes
 // (sc | m << 4) [q 4][r 16][4] (bytes 4q.. of each row's scales: the 4 mins
 // of an int32 lane make one dot product with the activations' 16-sums),
 // d [r] f16, dmin [r] f16.
@@ -312,17 +316,10 @@ struct Q2Codes {
   }
 };
 
-// Bit p of each hmask byte moved to bit 2 (16-bit shifts: the bits that
-// cross into the other byte are masked off by the caller).
-HWY_INLINE VU8 HighBitAt2(VU8 hmask, size_t p) {
-  const auto h16 = hn::BitCast(DU16(), hmask);
-  if (p >= 2) return hn::BitCast(DU8(), hn::ShiftRightSame(h16, static_cast<int>(p - 2)));
-  return hn::BitCast(DU8(), hn::ShiftLeftSame(h16, static_cast<int>(2 - p)));
-}
-
-// Q3_K codes for Sub16Family: the 2 low bits as Q2_K, bit 2 from the hmask
-// byte (bit 4c + t for quarter t of half c); 0..7, offset 4: the start is
-// -4 * (sum of a) = offset16 / 8.
+// Q3_K codes for Sub16Family: 0..7, offset 4: the start is -4 * (sum of a)
+// = offset16 / 8. Quarter u = 4c + t of position j (elements 32u + 4j + i)
+// from the 3 planes of layout above: u < 6 in bits 0-2 or 3-5 of plane u / 2,
+// u = 6, 7 gathered from bits 6-7 of plane u - 6 and bit 6 or 7 of plane 2.
 struct Q3Codes {
   static constexpr size_t kChunk = q3_k::kBytes;
   static constexpr int kMaxCode = 7;
@@ -330,25 +327,53 @@ struct Q3Codes {
   static HWY_INLINE void Prefetch(const uint8_t* chunk) {
     for (size_t off = q3_k::kScales; off < kChunk; off += 64) PrefetchAhead(chunk + off, kPrefetchAhead);
   }
-  // The hmask bytes of j serve both halves c: the first prefetches them.
-  static HWY_INLINE VU8 Hmask(const uint8_t* chunk, size_t c, size_t j, size_t v) {
-    const uint8_t* p = chunk + q3_k::kHmask + 64 * j + v * hn::Lanes(DU8());
-    return c == 0 ? LoadAndPrefetch(p, kPrefetchAhead) : hn::LoadU(DU8(), p);
+  static HWY_INLINE const uint8_t* Planes(const uint8_t* chunk, size_t j, size_t v) {
+    return chunk + 64 * j + v * hn::Lanes(DU8());
   }
-  template <size_t kT>
-  static HWY_INLINE VU8 Join(VU8 qs, VU8 hmask, size_t c) {
-    return hn::OrAnd(TwoBits<kT>(qs), HighBitAt2(hmask, 4 * c + kT), hn::Set(DU8(), 4));
+  // Plane `plane` at p; kPrefetch on the one load of each line that asks for
+  // it 8 KiB ahead (quarters 0, 2 and 4 load planes 0, 1 and 2 first).
+  template <bool kPrefetch>
+  static HWY_INLINE VU8 Load(const uint8_t* p, size_t plane) {
+    if constexpr (kPrefetch) {
+      return LoadAndPrefetch(p + plane * q3_k::kPlane, kPrefetchAhead);
+    } else {
+      return hn::LoadU(DU8(), p + plane * q3_k::kPlane);
+    }
+  }
+  template <size_t kShift>
+  static HWY_INLINE VU8 Bits(VU8 b, uint8_t mask) {
+    return hn::And(hn::BitCast(DU8(), hn::ShiftRight<kShift>(hn::BitCast(DU16(), b))), hn::Set(DU8(), mask));
+  }
+  static HWY_INLINE VU8 Low3(VU8 b) { return hn::And(b, hn::Set(DU8(), 7)); }
+  // Quarters 6 and 7: 2 low bits from plane kU - 6, bit 2 from plane 2.
+  template <size_t kU>
+  static HWY_INLINE VU8 Spread(VU8 low_plane, VU8 plane2) {
+    return hn::Or(Bits<6>(low_plane, 3), Bits<kU - 2>(plane2, 4));
+  }
+  template <size_t kU>
+  static HWY_INLINE VU8 QuarterCode(const uint8_t* p) {
+    if constexpr (kU >= 6) {
+      return Spread<kU>(Load<false>(p, kU - 6), Load<false>(p, 2));
+    } else if constexpr (kU % 2 == 0) {
+      return Low3(Load<true>(p, kU / 2));
+    } else {
+      return Bits<3>(Load<false>(p, kU / 2), 7);
+    }
   }
   static HWY_INLINE void Codes4(const uint8_t* chunk, size_t c, size_t j, size_t v, VU8* w) {
-    const VU8 qs = LoadAndPrefetch(CodeBytes(chunk, c, j, v), kPrefetchAhead);
-    const VU8 hm = Hmask(chunk, c, j, v);
-    w[0] = Join<0>(qs, hm, c), w[1] = Join<1>(qs, hm, c), w[2] = Join<2>(qs, hm, c), w[3] = Join<3>(qs, hm, c);
+    const uint8_t* p = Planes(chunk, j, v);
+    if (c == 0) {
+      const VU8 b0 = Load<true>(p, 0), b1 = Load<true>(p, 1);
+      w[0] = Low3(b0), w[1] = Bits<3>(b0, 7), w[2] = Low3(b1), w[3] = Bits<3>(b1, 7);
+    } else {
+      const VU8 b2 = Load<true>(p, 2), b0 = Load<false>(p, 0), b1 = Load<false>(p, 1);
+      w[0] = Low3(b2), w[1] = Bits<3>(b2, 7), w[2] = Spread<6>(b0, b2), w[3] = Spread<7>(b1, b2);
+    }
   }
   template <size_t kT>
   static HWY_INLINE VU8 Code(const uint8_t* chunk, size_t c, size_t j, size_t v) {
-    const uint8_t* p = CodeBytes(chunk, c, j, v);
-    if constexpr (kT == 0) return Join<0>(LoadAndPrefetch(p, kPrefetchAhead), Hmask(chunk, c, j, v), c);
-    return Join<kT>(hn::LoadU(DU8(), p), hn::LoadU(DU8(), chunk + q3_k::kHmask + 64 * j + v * hn::Lanes(DU8())), c);
+    const uint8_t* p = Planes(chunk, j, v);
+    return c == 0 ? QuarterCode<kT>(p) : QuarterCode<4 + kT>(p);
   }
   static HWY_INLINE VF Scale(const uint8_t* chunk, size_t s, size_t v) {
     return hn::ConvertTo(DF(), LoadScalesI8(chunk + q3_k::kScales + s * kRows + v * hn::Lanes(DI32())));
@@ -587,18 +612,19 @@ void pack_rhs_q6_k(size_t n, size_t k, const void* rhs, void* rhs_packed) {
   });
 }
 
-// The Q2_K / Q3_K qs of one row, 4 bytes at a time (the layouts above).
-void pack_two_bit_codes(const uint8_t* qs, uint8_t* out, size_t r) {
-  for (size_t c = 0; c < 2; ++c) {
-    for (size_t j = 0; j < 8; ++j) std::memcpy(out + (8 * c + j) * 64 + 4 * r, qs + 32 * c + 4 * j, 4);
-  }
-}
-
 void pack_rhs_q3_k(size_t n, size_t k, const void* rhs, void* rhs_packed) {
   using namespace q3_k;
   pack_groups<ref::BlockQ3_K, kBytes>(n, k, rhs, rhs_packed, [](const ref::BlockQ3_K& blk, uint8_t* out, size_t r) {
-    pack_two_bit_codes(blk.qs, out, r);
-    for (size_t j = 0; j < 8; ++j) std::memcpy(out + kHmask + 64 * j + 4 * r, blk.hmask + 4 * j, 4);
+    for (size_t l = 0; l < 32; ++l) {  // position 4j + i of each quarter
+      unsigned q[8];                    // the 3-bit code of element 32u + l
+      for (size_t u = 0; u < 8; ++u) {
+        q[u] = ((blk.qs[32 * (u / 4) + l] >> (2 * (u % 4))) & 3u) | ((blk.hmask[l] >> u) & 1u) << 2;
+      }
+      uint8_t* at = out + (l / 4) * 64 + 4 * r + l % 4;
+      at[0] = static_cast<uint8_t>(q[0] | q[1] << 3 | (q[6] & 3) << 6);
+      at[kPlane] = static_cast<uint8_t>(q[2] | q[3] << 3 | (q[7] & 3) << 6);
+      at[2 * kPlane] = static_cast<uint8_t>(q[4] | q[5] << 3 | (q[6] >> 2) << 6 | (q[7] >> 2) << 7);
+    }
     for (size_t s = 0; s < 16; ++s) {
       out[kScales + s * kRows + r] = static_cast<uint8_t>(static_cast<int>(ref::q3_k_scale(blk.scales, s)) - 32);
     }
@@ -609,7 +635,9 @@ void pack_rhs_q3_k(size_t n, size_t k, const void* rhs, void* rhs_packed) {
 void pack_rhs_q2_k(size_t n, size_t k, const void* rhs, void* rhs_packed) {
   using namespace q2_k;
   pack_groups<ref::BlockQ2_K, kBytes>(n, k, rhs, rhs_packed, [](const ref::BlockQ2_K& blk, uint8_t* out, size_t r) {
-    pack_two_bit_codes(blk.qs, out, r);
+    for (size_t c = 0; c < 2; ++c) {
+      for (size_t j = 0; j < 8; ++j) std::memcpy(out + (8 * c + j) * 64 + 4 * r, blk.qs + 32 * c + 4 * j, 4);
+    }
     for (size_t q = 0; q < 4; ++q) std::memcpy(out + kScales + 64 * q + 4 * r, blk.scales + 4 * q, 4);
     std::memcpy(out + kD + 2 * r, &blk.d, 2);
     std::memcpy(out + kDmin + 2 * r, &blk.dmin, 2);
