@@ -21,7 +21,7 @@
 //                d [r] f16, dmin [r] f16    (+64 B, 2.8%, for unpacked scales)
 //   Q5_K 2880 B: as Q4_K with qh [j 8][r 16][4] (bytes 4j.. of each row's
 //                qh) after qs                (+64 B, 2.3%)
-//   Q2_K 1344 B, Q3_K 1824 B: see matmul_super_blocks.cpp
+//   Q2_K 1344 B, Q3_K 1824 B: see matmul_sub16.cpp
 //   Q6_K 3360 B: 3 planes [t 3][c 2][j 8][r 16][4]: the byte of element
 //                e = 128c + 32t + 4j + i holds its 6-bit code in bits 0-5
 //                and bits 2t, 2t+1 of the code of e + 96 - 32t (quarter 3,
