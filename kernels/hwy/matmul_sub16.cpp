@@ -111,8 +111,22 @@ HWY_INLINE VF BlockScale(const uint8_t* d16, size_t v, const LhsQ8K& a) {
   return hn::Mul(LoadHalfScales(d16 + 2 * v * hn::Lanes(DF())), hn::Set(DF(), a.d));
 }
 
+// Scale and Finish of the types without mins (Q6_K, Q3_K): int8 scales
+// [s 16][r 16] at kScales, d [r] f16 at kD; the block adds (d_w d_a) sum.
+template <size_t kScales, size_t kD>
+struct SignedScales {
+  static HWY_INLINE VF Scale(const uint8_t* chunk, size_t s, size_t v) {
+    return hn::ConvertTo(DF(), LoadScalesI8(chunk + kScales + s * kRows + v * hn::Lanes(DI32())));
+  }
+  template <size_t kM>
+  static HWY_INLINE void Finish(const LhsQ8K* lhs, size_t nb, size_t b, const uint8_t* chunk, size_t v, const VF* sum,
+                                VF* acc) {
+    for (size_t r = 0; r < kM; ++r) acc[r] = hn::MulAdd(BlockScale(chunk + kD, v, lhs[r * nb + b]), sum[r], acc[r]);
+  }
+};
+
 // Q6_K codes for Sub16Family: 0..63, offset 32 (the activations' offset16).
-struct Q6Codes {
+struct Q6Codes : SignedScales<q6_k::kScales, q6_k::kD> {
   static constexpr size_t kChunk = kQ6_KChunk;
   static constexpr int kMaxCode = 63;
   static HWY_INLINE int32_t Start(const LhsQ8K& a, size_t s) { return a.offset16[s]; }
@@ -135,14 +149,6 @@ struct Q6Codes {
     const DU8 du8;
     return Q6Code3(hn::LoadU(du8, planes), hn::LoadU(du8, planes + q6_k::kPlane),
                    hn::LoadU(du8, planes + 2 * q6_k::kPlane));
-  }
-  static HWY_INLINE VF Scale(const uint8_t* chunk, size_t s, size_t v) {
-    return hn::ConvertTo(DF(), LoadScalesI8(chunk + q6_k::kScales + s * kRows + v * hn::Lanes(DI32())));
-  }
-  template <size_t kM>
-  static HWY_INLINE void Finish(const LhsQ8K* lhs, size_t nb, size_t b, const uint8_t* chunk, size_t v, const VF* sum,
-                                VF* acc) {
-    for (size_t r = 0; r < kM; ++r) acc[r] = hn::MulAdd(BlockScale(chunk + q6_k::kD, v, lhs[r * nb + b]), sum[r], acc[r]);
   }
 };
 
@@ -206,7 +212,7 @@ struct Q2Codes {
 // = offset16 / 8. Quarter u = 4c + t of position j (elements 32u + 4j + i)
 // from the 3 planes of layout above: u < 6 in bits 0-2 or 3-5 of plane u / 2,
 // u = 6, 7 gathered from bits 6-7 of plane u - 6 and bit 6 or 7 of plane 2.
-struct Q3Codes {
+struct Q3Codes : SignedScales<q3_k::kScales, q3_k::kD> {
   static constexpr size_t kChunk = q3_k::kBytes;
   static constexpr int kMaxCode = 7;
   static HWY_INLINE int32_t Start(const LhsQ8K& a, size_t s) { return a.offset16[s] / 8; }
@@ -260,14 +266,6 @@ struct Q3Codes {
   static HWY_INLINE VU8 Code(const uint8_t* chunk, size_t c, size_t j, size_t v) {
     const uint8_t* p = Planes(chunk, j, v);
     return c == 0 ? QuarterCode<kT>(p) : QuarterCode<4 + kT>(p);
-  }
-  static HWY_INLINE VF Scale(const uint8_t* chunk, size_t s, size_t v) {
-    return hn::ConvertTo(DF(), LoadScalesI8(chunk + q3_k::kScales + s * kRows + v * hn::Lanes(DI32())));
-  }
-  template <size_t kM>
-  static HWY_INLINE void Finish(const LhsQ8K* lhs, size_t nb, size_t b, const uint8_t* chunk, size_t v, const VF* sum,
-                                VF* acc) {
-    for (size_t r = 0; r < kM; ++r) acc[r] = hn::MulAdd(BlockScale(chunk + q3_k::kD, v, lhs[r * nb + b]), sum[r], acc[r]);
   }
 };
 
