@@ -238,6 +238,14 @@ HWY_INLINE VI32 DotFinish(DotAcc acc) {
 #endif
 }
 
+// The 6/8-bit per-row scales of sub-block s, as int32 lanes.
+HWY_INLINE VI32 LoadScalesU8(const uint8_t* p) {
+  return hn::PromoteTo(DI32(), hn::LoadU(hn::Rebind<uint8_t, DI32>(), p));
+}
+HWY_INLINE VI32 LoadScalesI8(const uint8_t* p) {
+  return hn::PromoteTo(DI32(), hn::LoadU(hn::Rebind<int8_t, DI32>(), reinterpret_cast<const int8_t*>(p)));
+}
+
 // Low and high nibbles of each byte.
 HWY_INLINE VU8 LowNibbles(VU8 v) { return hn::And(v, hn::Set(DU8(), 0x0F)); }
 HWY_INLINE VU8 HighNibbles(VU8 v) {

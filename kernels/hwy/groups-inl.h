@@ -10,6 +10,7 @@
 #include "hwy/highway.h"
 #include "kernels/hwy/dot-inl.h"
 #include "kernels/hwy/layout.h"
+#include "kernels/ref/blocks.h"
 
 #include "kernels/hwy/vnni_target.h"
 HWY_BEFORE_NAMESPACE();
@@ -141,6 +142,15 @@ HWY_INLINE void RunGroups(size_t m, size_t n, size_t nb, const typename Family::
       }
     }
   }
+}
+
+// RunGroups for the K types (super-blocks of 256, Q8_K activations), with
+// MatmulKernel::run's arguments.
+template <class Family>
+HWY_INLINE void RunSuperBlocks(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst,
+                               size_t dst_stride) {
+  RunGroups<Family>(m, n, k / ref::QK_K, static_cast<const LhsQ8K*>(lhs), static_cast<const uint8_t*>(rhs), dst,
+                    dst_stride);
 }
 
 }  // namespace kernels::hwy_tier::HWY_NAMESPACE

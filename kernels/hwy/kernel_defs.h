@@ -5,15 +5,17 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "kernels/cpu_features.h"
 #include "kernels/hwy/layout.h"
 #include "kernels/matmul.h"
+#include "kernels/ref/blocks.h"
 
 namespace kernels::hwy_tier {
 
 // The kernels, one per weight type, constant-initialized (matmul_float.cpp,
-// matmul_blocks.cpp, matmul_super_blocks.cpp), for the table in kernels.cpp.
+// matmul_blocks.cpp, matmul_super_blocks.cpp, matmul_sub16.cpp), for the table in kernels.cpp.
 extern const MatmulKernel kMatmulF32;
 extern const MatmulKernel kMatmulF16;
 extern const MatmulKernel kMatmulBF16;
@@ -27,6 +29,8 @@ extern const MatmulKernel kMatmulIQ4_XS;
 extern const MatmulKernel kMatmulQ4_K;
 extern const MatmulKernel kMatmulQ5_K;
 extern const MatmulKernel kMatmulQ6_K;
+extern const MatmulKernel kMatmulQ3_K;
+extern const MatmulKernel kMatmulQ2_K;
 
 // arch and required_features of every kernel of the tier: the baseline the
 // files are compiled for (Highway picks the best target above it at run time).
@@ -70,6 +74,27 @@ constexpr MatmulKernel group_kernel(const char* name, gguf::GgmlType rhs_type, g
       .pack_lhs = pack_lhs,
       .run = run,
   };
+}
+
+// The packing loop of the K types (super-blocks of 256): each chunk of kBytes zeroed (rows
+// past n stay zero), then pack_row(block, chunk, r) for each row r of it.
+template <class Block, size_t kBytes, class PackRow>
+void pack_groups(size_t n, size_t k, const void* rhs, void* rhs_packed, PackRow pack_row) {
+  const size_t nb = k / ref::QK_K;
+  const auto* rows = static_cast<const Block*>(rhs);
+  auto* out = static_cast<uint8_t*>(rhs_packed);
+  for (size_t g = 0; g < groups(n); ++g) {
+    for (size_t b = 0; b < nb; ++b, out += kBytes) {
+      std::memset(out, 0, kBytes);
+      for (size_t r = 0; r < kRows && g * kRows + r < n; ++r) pack_row(rows[(g * kRows + r) * nb + b], out, r);
+    }
+  }
+}
+
+// The MatmulKernel of a K type: Q8_K activations (LhsQ8K).
+template <size_t kChunk>
+constexpr MatmulKernel q8_k_kernel(const char* name, gguf::GgmlType type, PackRhsFn pack_rhs, RunFn run) {
+  return group_kernel<ref::QK_K, kChunk, sizeof(LhsQ8K)>(name, type, gguf::GgmlType::Q8_K, pack_rhs, pack_lhs_q8_k, run);
 }
 
 }  // namespace kernels::hwy_tier

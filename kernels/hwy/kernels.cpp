@@ -13,7 +13,7 @@ std::span<const MatmulKernel> matmul_kernels() {
   using namespace hwy_tier;
   static const MatmulKernel table[] = {kMatmulF32,  kMatmulF16,  kMatmulBF16, kMatmulQ4_0, kMatmulQ4_1,
                                        kMatmulQ5_0, kMatmulQ5_1, kMatmulQ8_0, kMatmulQ4_K, kMatmulQ5_K,
-                                       kMatmulQ6_K, kMatmulIQ4_NL, kMatmulIQ4_XS};
+                                       kMatmulQ6_K, kMatmulQ3_K, kMatmulQ2_K, kMatmulIQ4_NL, kMatmulIQ4_XS};
   return table;
 }
 

@@ -15,8 +15,8 @@
 
 namespace kernels::hwy {
 
-// F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q4_K, Q5_K, Q6_K, IQ4_NL and
-// IQ4_XS (the ref tier also computes Q2_K and Q3_K), named
+// F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K,
+// IQ4_NL and IQ4_XS (every type the ref tier computes), named
 // matmul_<dst>_<lhs>_<rhs>_<tile>_hwy (e.g. matmul_f32_q8_0_q4_0_4x16_hwy).
 std::span<const MatmulKernel> matmul_kernels();
 

@@ -21,6 +21,7 @@
 //                d [r] f16, dmin [r] f16    (+64 B, 2.8%, for unpacked scales)
 //   Q5_K 2880 B: as Q4_K with qh [j 8][r 16][4] (bytes 4j.. of each row's
 //                qh) after qs                (+64 B, 2.3%)
+//   Q2_K 1344 B, Q3_K 1824 B: see matmul_sub16.cpp
 //   Q6_K 3360 B: 3 planes [t 3][c 2][j 8][r 16][4]: the byte of element
 //                e = 128c + 32t + 4j + i holds its 6-bit code in bits 0-5
 //                and bits 2t, 2t+1 of the code of e + 96 - 32t (quarter 3,
@@ -67,8 +68,12 @@ struct LhsQ8K {
   // 0..127: both fit a signed byte, so the Q4_K mins term is two vpdpbusd.
   int8_t pair_lo[8];
   int8_t pair_hi[8];
+  // Sum of qs[16i .. 16i+15] = 128 * sum16_hi[i] + sum16_lo[i], sum16_lo in
+  // 0..127: the Q2_K mins term, 16 sub-blocks, as two dot products.
+  int8_t sum16_lo[16];
+  int8_t sum16_hi[16];
 };
-static_assert(sizeof(LhsQ8K) == 340);
+static_assert(sizeof(LhsQ8K) == 372);
 
 // Chunk bytes per block of a group (see the table above).
 // IQ4_NL / IQ4_XS code book (ref::kIQ4Values) + 128: unsigned bytes for the

@@ -173,6 +173,8 @@ void QuantizeQ8KRow(size_t k, const float* x, LhsQ8K* out) {
       for (size_t i = 16 * g; i < 16 * g + 16; i += lanes) sum = hn::Add(sum, hn::PromoteTo(di32, hn::LoadU(di8, o.qs + i)));
       bsum16[g] = hn::GetLane(hn::SumOfLanes(di32, sum));
       o.offset16[g] = -32 * bsum16[g];
+      o.sum16_hi[g] = static_cast<int8_t>(bsum16[g] >> 7);  // |sum| <= 16 * 127: floor(sum / 128) in -16..15
+      o.sum16_lo[g] = static_cast<int8_t>(bsum16[g] & 127);
     }
     for (size_t j = 0; j < 8; ++j) {
       const int32_t pair = bsum16[2 * j] + bsum16[2 * j + 1];  // |pair| <= 32 * 127

@@ -218,8 +218,8 @@ TEST(KernelSelection, SmeFirstForQ4_0From256Bits) {
 TEST(KernelSelection, EveryComputedTypeHasAKernelEndingInRef) {
   for (auto type : {gguf::GgmlType::F32, gguf::GgmlType::F16, gguf::GgmlType::BF16, gguf::GgmlType::Q8_0,
                     gguf::GgmlType::Q4_0, gguf::GgmlType::Q4_1, gguf::GgmlType::Q5_0, gguf::GgmlType::Q5_1,
-                    gguf::GgmlType::Q4_K, gguf::GgmlType::Q5_K, gguf::GgmlType::Q6_K, gguf::GgmlType::IQ4_NL,
-                    gguf::GgmlType::IQ4_XS}) {
+                    gguf::GgmlType::Q2_K, gguf::GgmlType::Q3_K, gguf::GgmlType::Q4_K, gguf::GgmlType::Q5_K,
+                    gguf::GgmlType::Q6_K, gguf::GgmlType::IQ4_NL, gguf::GgmlType::IQ4_XS}) {
     SCOPED_TRACE(std::string(gguf::type_name(type)));
     const auto table = kernels::matmul_table(type);
     ASSERT_FALSE(table.empty());
@@ -234,6 +234,29 @@ TEST(KernelSelection, EveryComputedTypeHasAKernelEndingInRef) {
   EXPECT_EQ(none.kernel, nullptr);
   EXPECT_TRUE(none.is_fallback());
   EXPECT_NE(none.describe().find("this build cannot compute IQ2_XXS"), std::string::npos) << none.describe();
+}
+
+// On x86 the hwy tier computes every type the build computes (the ref
+// tier's), so no weight type of a GGUF file falls back to ref there: Q2_K
+// and Q3_K did, until they got hwy kernels.
+TEST(KernelSelection, HwyCoversEveryComputedTypeOnX86) {
+#if defined(__x86_64__)
+  const kernels::CpuFeatures cpu = kernels::features_of(Arch::x86_64, {Feature::sse42, Feature::avx2});
+  size_t computed = 0;
+  for (uint32_t id = 0; id < gguf::kGgmlTypeIdCount; ++id) {
+    const auto type = static_cast<gguf::GgmlType>(id);
+    if (kernels::matmul_table(type).empty()) continue;
+    ++computed;
+    SCOPED_TRACE(std::string(gguf::type_name(type)));
+    const auto s = kernels::select_matmul(type, cpu, std::nullopt);
+    ASSERT_NE(s.kernel, nullptr);
+    EXPECT_EQ(s.kernel->tier, Tier::hwy) << s.describe();
+    EXPECT_FALSE(s.is_fallback()) << s.describe();
+  }
+  EXPECT_GE(computed, 15u);  // F32 F16 BF16, Q4_0 Q4_1 Q5_0 Q5_1 Q8_0, Q2_K..Q6_K, IQ4_NL IQ4_XS
+#else
+  GTEST_SKIP() << "the hwy tier is what x86 builds run";
+#endif
 }
 
 TEST(KernelSelection, RejectsKernelsTheCpuCannotRun) {

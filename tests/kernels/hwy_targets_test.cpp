@@ -168,7 +168,11 @@ TEST_P(HwyTarget, ActivationPackingEqualsTheReferenceQuantizers) {
           std::memcpy(&got, packed.data() + b * sizeof got, sizeof got);
           ASSERT_EQ(0, std::memcmp(got.qs, ref[b].qs, 256)) << "block " << b;
           ASSERT_EQ(bits(got.d), bits(ref[b].d)) << "block " << b;
-          for (size_t g = 0; g < 16; ++g) ASSERT_EQ(got.offset16[g], -32 * ref[b].bsums[g]) << "block " << b;
+          for (size_t g = 0; g < 16; ++g) {
+            ASSERT_EQ(got.offset16[g], -32 * ref[b].bsums[g]) << "block " << b;
+            ASSERT_EQ(128 * got.sum16_hi[g] + got.sum16_lo[g], ref[b].bsums[g]) << "block " << b;
+            ASSERT_GE(got.sum16_lo[g], 0);
+          }
           for (size_t j = 0; j < 8; ++j) {
             ASSERT_EQ(128 * got.pair_hi[j] + got.pair_lo[j], ref[b].bsums[2 * j] + ref[b].bsums[2 * j + 1]);
             ASSERT_GE(got.pair_lo[j], 0);
