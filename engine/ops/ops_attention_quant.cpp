@@ -8,7 +8,7 @@
 // per query across the row's blocks, reduced once at its end.
 //
 // Compiled once per instruction set like ops_attention.cpp (ops_isa.h): NEON
-// on aarch64 widens 8 codes per SXTL pair, AVX2 / AVX-512 with VPMOVSXBD; the
+// on aarch64 widens 16 codes per load by two SXTL steps, AVX2 / AVX-512 with VPMOVSXBD; the
 // x86 baseline (SSE2, without a sign-extending load) widens through memory.
 #ifndef ENGINE_OPS_ISA
 #define ENGINE_OPS_ISA baseline
@@ -58,7 +58,8 @@ inline void codes(const kernels::ref::BlockQ4_0& b, int8_t* out) {
 #endif
 }
 
-// Codes c[0 .. kLanes - 1] times d, as floats.
+// Codes c[0 .. kLanes - 1] times d, as floats (x86; NEON widens 16 at a time
+// in dequantize).
 inline Batch widen(const int8_t* c, const Batch& d) {
 #if defined(__AVX512F__)
   const __m512i i = _mm512_cvtepi8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(c)));
@@ -66,9 +67,6 @@ inline Batch widen(const int8_t* c, const Batch& d) {
 #elif defined(__AVX2__)
   const __m256i i = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(c)));
   return Batch(_mm256_cvtepi32_ps(i)) * d;
-#elif defined(__aarch64__)
-  const int16x4_t h = vget_low_s16(vmovl_s8(vld1_s8(c)));
-  return Batch(vcvtq_f32_s32(vmovl_s16(h))) * d;
 #else
   alignas(16) float f[kLanes];
   for (size_t l = 0; l < kLanes; ++l) f[l] = static_cast<float>(c[l]);
@@ -82,7 +80,19 @@ inline void dequantize(const Block& b, Batch* v) {
   alignas(16) int8_t c[QK];
   codes(b, c);
   const Batch d(kernels::ref::fp16_to_fp32(b.d));
+#if defined(__aarch64__)
+  // 16 codes a load, widened twice (SXTL to 16 bits, then to 32): 4 vectors.
+  for (size_t j = 0; j < kBlockVectors; j += 4) {
+    const int8x16_t x = vld1q_s8(c + j * kLanes);
+    const int16x8_t lo = vmovl_s8(vget_low_s8(x)), hi = vmovl_s8(vget_high_s8(x));
+    v[j] = Batch(vcvtq_f32_s32(vmovl_s16(vget_low_s16(lo)))) * d;
+    v[j + 1] = Batch(vcvtq_f32_s32(vmovl_s16(vget_high_s16(lo)))) * d;
+    v[j + 2] = Batch(vcvtq_f32_s32(vmovl_s16(vget_low_s16(hi)))) * d;
+    v[j + 3] = Batch(vcvtq_f32_s32(vmovl_s16(vget_high_s16(hi)))) * d;
+  }
+#else
   for (size_t j = 0; j < kBlockVectors; ++j) v[j] = widen(c + j * kLanes, d);
+#endif
 }
 
 // Q queries x one key row: out_i = scale * (q_i . k).
@@ -123,20 +133,12 @@ void weighted_tile(const float* w, size_t w_stride, const uint8_t* v, size_t v_r
   }
 }
 
-// Runs f.template operator()<Q> over n rows in tiles of kTile, then 1.
-template <class F>
-void by_tiles(size_t n, F&& f) {
-  size_t i = 0;
-  for (; i + kTile <= n; i += kTile) f.template operator()<kTile>(i);
-  for (; i < n; ++i) f.template operator()<1>(i);
-}
-
 template <class Block>
 void dot_rows_of(const float* q, size_t q_stride, size_t n_q, const uint8_t* k, size_t k_row_bytes, size_t n_k,
                  size_t d, float scale, float* out, size_t out_stride) {
   for (size_t p = 0; p < n_k; ++p) {
     const auto* row = reinterpret_cast<const Block*>(k + p * k_row_bytes);
-    by_tiles(n_q, [&]<size_t Q>(size_t i) {
+    by_tiles<kTile>(n_q, [&]<size_t Q>(size_t i) {
       dot_tile<Q>(q + i * q_stride, q_stride, row, d / QK, scale, out + i * out_stride + p, out_stride);
     });
   }
@@ -145,7 +147,7 @@ void dot_rows_of(const float* q, size_t q_stride, size_t n_q, const uint8_t* k, 
 template <class Block>
 void weighted_rows_of(const float* w, size_t w_stride, size_t n_w, const uint8_t* v, size_t v_row_bytes, size_t n_v,
                       size_t d, float* out, size_t out_stride) {
-  by_tiles(n_w, [&]<size_t Q>(size_t i) {
+  by_tiles<kTile>(n_w, [&]<size_t Q>(size_t i) {
     for (size_t b = 0; b < d / QK; ++b) {
       weighted_tile<Q, Block>(w + i * w_stride, w_stride, v, v_row_bytes, n_v, b, out + i * out_stride, out_stride);
     }
