@@ -65,7 +65,7 @@ void usage(FILE* out) {
                "  -c, --ctx-size N        context size (default: the model's, at most 4096; above the model's\n"
                "                          trained context a warning, since text past it degrades)\n"
                "  -b, --batch-size N      prompt tokens per prefill step (default 512)\n"
-               "      --kv-type f16|f32   KV cache precision (default f16)\n"
+               "      --kv-type f16|f32|q8_0|q4_0  KV cache precision (default f16)\n"
                "%s"
                "      --ignore-eos        keep generating past end-of-generation tokens\n"
                "      --special           parse special-token texts in the prompt\n"
@@ -109,7 +109,7 @@ Options parse(int argc, char** argv) {
   if (o.n_threads < 0) throw tools::ArgError("-t must be >= 0");
   if (o.n_ctx < 0 || o.n_ctx > UINT32_MAX) throw tools::ArgError("-c is out of range");
   if (o.n_batch <= 0 || o.n_batch > UINT32_MAX) throw tools::ArgError("-b must be positive");
-  if (o.kv_type != "f16" && o.kv_type != "f32") throw tools::ArgError("--kv-type must be f16 or f32");
+  if (!engine::parse_kv_type(o.kv_type)) throw tools::ArgError("--kv-type must be f16, f32, q8_0 or q4_0");
   if (!o.dump_logits.empty() && o.tokens.empty()) throw tools::ArgError("--dump-logits needs --tokens");
   try {
     o.sampler.validate();
@@ -220,7 +220,7 @@ int run(const Options& o) {
   engine::SessionParams sp;
   sp.n_ctx = static_cast<uint32_t>(o.n_ctx);
   sp.n_batch = static_cast<uint32_t>(o.n_batch);
-  sp.kv_type = o.kv_type == "f32" ? engine::KvType::f32 : engine::KvType::f16;
+  sp.kv_type = *engine::parse_kv_type(o.kv_type);
   sp.pool = &pool;
   // Session setup allocates and zeroes the KV cache and scratch: with a large
   // -c it is seconds (and most of the memory), so the summary reports it.

@@ -56,9 +56,14 @@ engine_session_params session_params(uint32_t n_ctx, uint32_t n_batch, const std
     p.kv_type = ENGINE_KV_F16;
   } else if (kv_type == "f32") {
     p.kv_type = ENGINE_KV_F32;
+  } else if (kv_type == "q8_0") {
+    p.kv_type = ENGINE_KV_Q8_0;
+  } else if (kv_type == "q4_0") {
+    p.kv_type = ENGINE_KV_Q4_0;
   } else {
-    throw py::value_error("kv_type must be 'f16' or 'f32', not '" + kv_type + "'");
+    throw py::value_error("kv_type must be 'f16', 'f32', 'q8_0' or 'q4_0', not '" + kv_type + "'");
   }
+
   p.n_threads = n_threads;
   return p;
 }

@@ -18,6 +18,12 @@
 
 using namespace engine::api_detail;  // NOLINT: the objects and steps of c_api_objects.h
 
+// engine_kv_type and engine::KvType name the same types by the same numbers.
+static_assert(static_cast<int>(engine::KvType::f16) == ENGINE_KV_F16 &&
+              static_cast<int>(engine::KvType::f32) == ENGINE_KV_F32 &&
+              static_cast<int>(engine::KvType::q8_0) == ENGINE_KV_Q8_0 &&
+              static_cast<int>(engine::KvType::q4_0) == ENGINE_KV_Q4_0);
+
 namespace {
 
 thread_local std::string t_last_error;
@@ -181,7 +187,7 @@ engine_status engine_session_create(engine_model* m, const engine_session_params
   ModelClaim model(m);  // held until the session counts as one of the model's
   if (model.status() != Status::ok) return refused(model.status(), "engine_session_create", "model");
   const engine_session_params p = params != nullptr ? *params : engine_session_default_params();
-  if (p.kv_type != ENGINE_KV_F16 && p.kv_type != ENGINE_KV_F32) {
+  if (p.kv_type < ENGINE_KV_F16 || p.kv_type > ENGINE_KV_Q4_0) {
     return fail(ENGINE_ERR_INVALID_ARGUMENT, "engine_session_create: unknown kv_type");
   }
   if (p.n_threads < 0) return fail(ENGINE_ERR_INVALID_ARGUMENT, "engine_session_create: n_threads < 0");
@@ -195,7 +201,7 @@ engine_status engine_session_create(engine_model* m, const engine_session_params
     engine::SessionParams sp;
     sp.n_ctx = p.n_ctx;
     sp.n_batch = p.n_batch != 0 ? p.n_batch : 512;
-    sp.kv_type = p.kv_type == ENGINE_KV_F32 ? engine::KvType::f32 : engine::KvType::f16;
+    sp.kv_type = static_cast<engine::KvType>(p.kv_type);
     sp.pool = s->pool.get();
     s->session = std::make_unique<engine::Session>(*model->model, sp);
     s->owner = &*model;
@@ -258,7 +264,7 @@ engine_status engine_session_kv_info(const engine_session* session, engine_kv_in
                           size.n_layers,
                           size.n_windowed,
                           size.windows.empty() ? 0 : size.windows.back(),
-                          kv.type() == engine::KvType::f32 ? ENGINE_KV_F32 : ENGINE_KV_F16};
+                          static_cast<engine_kv_type>(kv.type())};
   });
   if (!live) return refused(Status::invalid, "engine_session_kv_info", "session");
   return ENGINE_OK;

@@ -125,7 +125,16 @@ engine_status engine_detokenize(const engine_model* model, const int32_t* tokens
  * session's threads and those of the sessions alive add up to more than the
  * CPUs this process may use. Give such sessions fewer threads (n_threads),
  * disjoint CPUs (cpus), or let them take turns. */
-typedef enum engine_kv_type { ENGINE_KV_F16 = 0, ENGINE_KV_F32 = 1 } engine_kv_type;
+/* The KV cache's precision: F16 (the default), F32, or ggml's Q8_0 / Q4_0
+ * blocks (8.5 / 4.5 bits a value, attention read from the blocks in place;
+ * the model's head dimensions must be multiples of 32, else
+ * engine_session_create fails saying so). */
+typedef enum engine_kv_type {
+  ENGINE_KV_F16 = 0,
+  ENGINE_KV_F32 = 1,
+  ENGINE_KV_Q8_0 = 2,
+  ENGINE_KV_Q4_0 = 3
+} engine_kv_type;
 typedef struct engine_session_params {
   uint32_t n_ctx;   /* 0: the model's training context, at most 4096 */
   uint32_t n_batch; /* prompt tokens per prefill step; 0: 512 */

@@ -50,7 +50,8 @@ AttentionMixer::AttentionMixer(const ModelConfig& c, uint32_t n_batch, uint32_t 
   const bool windowed = std::any_of(c.layers.begin(), c.layers.end(), [](const LayerSpec& l) {
     return l.mixer == MixerKind::attention && l.attention.window != 0;
   });
-  if (kv_type == KvType::f16 || windowed) kv_rows_.resize(n_threads * rows_ * (c.head_dim_k + c.head_dim_v));
+  // A quantized cache is read in place, windows included.
+  if (kv_type == KvType::f16 || (kv_type == KvType::f32 && windowed)) kv_rows_.resize(n_threads * rows_ * (c.head_dim_k + c.head_dim_v));
   ones_.assign(c.head_dim_v, 1.0f);
 }
 
@@ -145,21 +146,46 @@ void AttentionMixer::attend(Compute& compute, const AttentionSpec& a, const Atte
     const uint32_t n_pos = n_past + last;               // positions they see
     float* scores = &scores_[thread * group * rows_];  // one row per query head of the group
     // keys and values hold positions from `lo` on, one row each.
+    const auto normalize = [&](uint32_t n_seen) {
+      for (uint32_t h = 0; h < group; ++h) {
+        float* row = scores + size_t{h} * rows_;
+        if (a.softcap > 0.0f) ops::softcap(row, a.softcap, n_seen);
+        ops::softmax(row, n_seen);
+      }
+    };
     const auto attend_rows = [&](const auto* keys, const auto* values, uint32_t lo) {
       for (uint32_t i = first; i < last; ++i) {
         const uint32_t from = first_visible(a, n_past + i);
         const uint32_t n_seen = n_past + i + 1 - from;  // positions token i attends to
         const float* q = q_.row(i) + size_t{kvh} * group * hd;
         ops::dot_rows(q, hd, group, keys + size_t{from - lo} * hd, hd, n_seen, hd, a.scale, scores, rows_);
-        for (uint32_t h = 0; h < group; ++h) {
-          float* row = scores + size_t{h} * rows_;
-          if (a.softcap > 0.0f) ops::softcap(row, a.softcap, n_seen);
-          ops::softmax(row, n_seen);
-        }
+        normalize(n_seen);
         float* out = &att_[size_t{i} * a.out_dim() + size_t{kvh} * group * hv];
         ops::weighted_rows(scores, rows_, group, values + size_t{from - lo} * hv, hv, n_seen, hv, out, hv);
       }
     };
+    if (kv_quantized(cache.type())) {
+      // The blocks are read where they are, a window's ring in its (at most
+      // two) runs of rows: nothing of the history is copied or converted.
+      const auto rq = cache.type() == KvType::q8_0 ? ops::RowQuant::q8_0 : ops::RowQuant::q4_0;
+      for (uint32_t i = first; i < last; ++i) {
+        const uint32_t from = first_visible(a, n_past + i);
+        const uint32_t n_seen = n_past + i + 1 - from;
+        const float* q = q_.row(i) + size_t{kvh} * group * hd;
+        cache.for_runs(from, n_seen, [&](uint32_t row, uint32_t done, uint32_t run) {
+          ops::dot_rows_quant(rq, q, hd, group, cache.key_row(kvh, row), cache.key_row_bytes(), run, hd, a.scale,
+                              scores + done, rows_);
+        });
+        normalize(n_seen);
+        float* out = &att_[size_t{i} * a.out_dim() + size_t{kvh} * group * hv];
+        std::fill(out, out + size_t{group} * hv, 0.0f);
+        cache.for_runs(from, n_seen, [&](uint32_t row, uint32_t done, uint32_t run) {
+          ops::weighted_rows_quant(rq, scores + done, rows_, group, cache.value_row(kvh, row), cache.value_row_bytes(),
+                                   run, hv, out, hv);
+        });
+      }
+      return;
+    }
     float* converted = kv_rows_.empty() ? nullptr : &kv_rows_[thread * rows_ * (hd + hv)];
     if (a.window != 0) {
       // The chunk's window, in position order out of the ring: at most

@@ -3,10 +3,12 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <vector>
 #include <xsimd/xsimd.hpp>
 
 #include "engine/ops/ops_isa.h"
 #include "kernels/ref/fp16.h"
+#include "kernels/ref/quants.h"
 
 namespace engine::ops {
 namespace {
@@ -171,6 +173,42 @@ void fp16_to_fp32_portable(const uint16_t* x, float* y, size_t n) {
     y[i] = std::bit_cast<float>(bits | sign);
   }
 #endif
+}
+
+// The scalar twins of the quantized-row products: each row dequantized as
+// the reference does, then sums in position order (the oracle of the tests).
+namespace {
+void dequantize_rows(RowQuant t, const uint8_t* row, float* y, size_t d) {
+  if (t == RowQuant::q8_0) {
+    kernels::ref::dequantize_row_q8_0(row, y, d);
+  } else {
+    kernels::ref::dequantize_row_q4_0(row, y, d);
+  }
+}
+}  // namespace
+
+void dot_rows_quant_ref(RowQuant t, const float* q, size_t q_stride, size_t n_q, const uint8_t* k,
+                        size_t k_row_bytes, size_t n_k, size_t d, float scale, float* out, size_t out_stride) {
+  std::vector<float> row(d);
+  for (size_t p = 0; p < n_k; ++p) {
+    dequantize_rows(t, k + p * k_row_bytes, row.data(), d);
+    for (size_t i = 0; i < n_q; ++i) {
+      float s = 0.0f;
+      for (size_t c = 0; c < d; ++c) s += q[i * q_stride + c] * row[c];
+      out[i * out_stride + p] = s * scale;
+    }
+  }
+}
+
+void weighted_rows_quant_ref(RowQuant t, const float* w, size_t w_stride, size_t n_w, const uint8_t* v,
+                             size_t v_row_bytes, size_t n_v, size_t d, float* out, size_t out_stride) {
+  std::vector<float> row(d);
+  for (size_t p = 0; p < n_v; ++p) {
+    dequantize_rows(t, v + p * v_row_bytes, row.data(), d);
+    for (size_t i = 0; i < n_w; ++i) {
+      for (size_t c = 0; c < d; ++c) out[i * out_stride + c] += w[i * w_stride + p] * row[c];
+    }
+  }
 }
 
 }  // namespace engine::ops

@@ -48,6 +48,20 @@ void dot_rows(const float* q, size_t q_stride, size_t n_q, const uint16_t* k, si
               float scale, float* out, size_t out_stride);
 void weighted_rows(const float* w, size_t w_stride, size_t n_w, const uint16_t* v, size_t v_stride, size_t n_v,
                    size_t d, float* out, size_t out_stride);
+// The same over rows of ggml blocks (a quantized KV cache: Q8_0 or Q4_0, d a
+// multiple of 32, rows k_row_bytes / v_row_bytes apart), dequantized block by
+// block in registers (ops_attention_quant.cpp). weighted_rows_quant ADDS to
+// out (a ring's history comes in up to two runs of rows). The _ref twins are
+// the scalar oracle: dequantize_row then plain sums in position order.
+enum class RowQuant { q8_0, q4_0 };
+void dot_rows_quant(RowQuant t, const float* q, size_t q_stride, size_t n_q, const uint8_t* k, size_t k_row_bytes,
+                    size_t n_k, size_t d, float scale, float* out, size_t out_stride);
+void weighted_rows_quant(RowQuant t, const float* w, size_t w_stride, size_t n_w, const uint8_t* v,
+                         size_t v_row_bytes, size_t n_v, size_t d, float* out, size_t out_stride);
+void dot_rows_quant_ref(RowQuant t, const float* q, size_t q_stride, size_t n_q, const uint8_t* k,
+                        size_t k_row_bytes, size_t n_k, size_t d, float scale, float* out, size_t out_stride);
+void weighted_rows_quant_ref(RowQuant t, const float* w, size_t w_stride, size_t n_w, const uint8_t* v,
+                             size_t v_row_bytes, size_t n_v, size_t d, float* out, size_t out_stride);
 // Whether the instruction set in use reads F16 rows in place faster than it
 // converts them first (ops_attention.cpp says where and why).
 bool f16_rows_in_place();

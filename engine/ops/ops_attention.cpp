@@ -256,18 +256,10 @@ void weighted_queries(const float* w, size_t w_stride, const T* v, size_t v_stri
   }
 }
 
-// Runs f.template operator()<Q> over the rows in tiles of kQueryTile, then 1.
-template <class F>
-void by_query_tiles(size_t n, F&& f) {
-  size_t i = 0;
-  for (; i + kQueryTile <= n; i += kQueryTile) f.template operator()<kQueryTile>(i);
-  for (; i < n; ++i) f.template operator()<1>(i);
-}
-
 template <class T>
 void dot_rows_of(const float* q, size_t q_stride, size_t n_q, const T* k, size_t k_stride, size_t n_k, size_t d,
                  float scale, float* out, size_t out_stride) {
-  by_query_tiles(n_q, [&]<size_t Q>(size_t i) {
+  by_tiles<kQueryTile>(n_q, [&]<size_t Q>(size_t i) {
     dot_queries<Q>(q + i * q_stride, q_stride, k, k_stride, n_k, d, scale, out + i * out_stride, out_stride);
   });
 }
@@ -275,7 +267,7 @@ void dot_rows_of(const float* q, size_t q_stride, size_t n_q, const T* k, size_t
 template <class T>
 void weighted_rows_of(const float* w, size_t w_stride, size_t n_w, const T* v, size_t v_stride, size_t n_v, size_t d,
                       float* out, size_t out_stride) {
-  by_query_tiles(n_w, [&]<size_t Q>(size_t i) {
+  by_tiles<kQueryTile>(n_w, [&]<size_t Q>(size_t i) {
     weighted_queries<Q>(w + i * w_stride, w_stride, v, v_stride, n_v, d, out + i * out_stride, out_stride);
   });
 }

@@ -103,6 +103,16 @@ void weighted_rows(const float* w, size_t w_stride, size_t n_w, const uint16_t* 
   isa_ops().weighted_rows_f16(w, w_stride, n_w, v, v_stride, n_v, d, out, out_stride);
 }
 
+void dot_rows_quant(RowQuant t, const float* q, size_t q_stride, size_t n_q, const uint8_t* k, size_t k_row_bytes,
+                    size_t n_k, size_t d, float scale, float* out, size_t out_stride) {
+  isa_ops().dot_rows_quant(t, q, q_stride, n_q, k, k_row_bytes, n_k, d, scale, out, out_stride);
+}
+
+void weighted_rows_quant(RowQuant t, const float* w, size_t w_stride, size_t n_w, const uint8_t* v,
+                         size_t v_row_bytes, size_t n_v, size_t d, float* out, size_t out_stride) {
+  isa_ops().weighted_rows_quant(t, w, w_stride, n_w, v, v_row_bytes, n_v, d, out, out_stride);
+}
+
 bool f16_rows_in_place() { return isa_ops().f16_rows_in_place; }
 
 void fp16_to_fp32(const uint16_t* x, float* y, size_t n) { isa_ops().fp16_to_fp32(x, y, n); }

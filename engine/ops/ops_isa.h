@@ -11,6 +11,7 @@
 #include <span>
 #include <string>
 
+#include "engine/ops/ops.h"
 #include "kernels/cpu_features.h"
 #include "kernels/tier.h"
 
@@ -26,6 +27,10 @@ struct IsaOps {
                        size_t d, float scale, float* out, size_t out_stride);
   void (*weighted_rows_f16)(const float* w, size_t w_stride, size_t n_w, const uint16_t* v, size_t v_stride,
                             size_t n_v, size_t d, float* out, size_t out_stride);
+  void (*dot_rows_quant)(RowQuant t, const float* q, size_t q_stride, size_t n_q, const uint8_t* k,
+                         size_t k_row_bytes, size_t n_k, size_t d, float scale, float* out, size_t out_stride);
+  void (*weighted_rows_quant)(RowQuant t, const float* w, size_t w_stride, size_t n_w, const uint8_t* v,
+                              size_t v_row_bytes, size_t n_v, size_t d, float* out, size_t out_stride);
   // Whether a decode token's attention should read the F16 cache through the
   // _f16 products (ops.h: f16_rows_in_place) rather than a converted copy.
   bool f16_rows_in_place;
@@ -63,6 +68,10 @@ void dot_rows_f16(const float* q, size_t q_stride, size_t n_q, const uint16_t* k
                   size_t d, float scale, float* out, size_t out_stride);
 void weighted_rows_f16(const float* w, size_t w_stride, size_t n_w, const uint16_t* v, size_t v_stride, size_t n_v,
                        size_t d, float* out, size_t out_stride);
+void dot_rows_quant(RowQuant t, const float* q, size_t q_stride, size_t n_q, const uint8_t* k, size_t k_row_bytes,
+                    size_t n_k, size_t d, float scale, float* out, size_t out_stride);
+void weighted_rows_quant(RowQuant t, const float* w, size_t w_stride, size_t n_w, const uint8_t* v,
+                         size_t v_row_bytes, size_t n_v, size_t d, float* out, size_t out_stride);
 void fp16_to_fp32(const uint16_t* x, float* y, size_t n);
 extern const bool kF16RowsInPlace;
 void softmax(float* x, size_t n);

@@ -105,4 +105,13 @@ inline void store_part(const Batch& v, float* x, size_t count) {
   for (size_t j = 0; j < count; ++j) x[j] = lanes[j];
 }
 
+// Runs f.template operator()<Q> over n rows in tiles of Tile rows, then 1 by 1
+// (the attention products' query tiles).
+template <size_t Tile, class F>
+inline void by_tiles(size_t n, F&& f) {
+  size_t i = 0;
+  for (; i + Tile <= n; i += Tile) f.template operator()<Tile>(i);
+  for (; i < n; ++i) f.template operator()<1>(i);
+}
+
 }  // namespace engine::ops::ENGINE_OPS_ISA

@@ -8,6 +8,8 @@
 #include "engine/support/saturating.h"
 #include "engine/model/model_config.h"
 #include "engine/ops/ops.h"
+#include "kernels/ref/blocks.h"
+#include "kernels/ref/quants.h"
 
 namespace engine {
 namespace {
@@ -17,7 +19,57 @@ constexpr auto mul = saturating_mul;
 
 }  // namespace
 
-const char* kv_type_name(KvType t) { return t == KvType::f16 ? "f16" : "f32"; }
+const char* kv_type_name(KvType t) {
+  switch (t) {
+    case KvType::f16: return "f16";
+    case KvType::f32: return "f32";
+    case KvType::q8_0: return "q8_0";
+    case KvType::q4_0: return "q4_0";
+  }
+  return "?";
+}
+
+std::optional<KvType> parse_kv_type(std::string_view name) {
+  for (KvType t : {KvType::f16, KvType::f32, KvType::q8_0, KvType::q4_0}) {
+    if (name == kv_type_name(t)) return t;
+  }
+  return std::nullopt;
+}
+
+uint64_t kv_row_bytes(KvType t, uint64_t head_dim) {
+  switch (t) {
+    case KvType::f16: return head_dim * 2;
+    case KvType::f32: return head_dim * 4;
+    case KvType::q8_0: return head_dim / kernels::ref::QK * sizeof(kernels::ref::BlockQ8_0);
+    case KvType::q4_0: return head_dim / kernels::ref::QK * sizeof(kernels::ref::BlockQ4_0);
+  }
+  return 0;
+}
+
+std::string kv_value_bytes(KvType t) {
+  switch (t) {
+    case KvType::f16: return "2";
+    case KvType::f32: return "4";
+    case KvType::q8_0: return "1.0625";  // 34 bytes per 32 values
+    case KvType::q4_0: return "0.5625";  // 18 bytes per 32 values
+  }
+  return "?";
+}
+
+std::string kv_type_unsupported(const ModelConfig& c, KvType t) {
+  if (!kv_quantized(t)) return "";
+  for (size_t i = 0; i < c.layers.size(); ++i) {
+    const LayerSpec& l = c.layers[i];
+    if (l.mixer != MixerKind::attention) continue;
+    for (uint32_t hd : {l.attention.head_dim_k, l.attention.head_dim_v}) {
+      if (hd % kernels::ref::QK != 0) {
+        return std::string("a ") + kv_type_name(t) + " KV cache stores blocks of 32 values; layer " +
+               std::to_string(i) + " has a head dimension of " + std::to_string(hd) + " (use f16 or f32)";
+      }
+    }
+  }
+  return "";
+}
 
 AttentionCache::AttentionCache(KvType type, uint32_t n_pos, uint32_t window, uint32_t n_head_kv, uint32_t head_dim_k,
                                uint32_t head_dim_v)
@@ -27,8 +79,8 @@ AttentionCache::AttentionCache(KvType type, uint32_t n_pos, uint32_t window, uin
       n_head_kv_(n_head_kv),
       head_dim_k_(head_dim_k),
       head_dim_v_(head_dim_v) {
-  keys_.resize(uint64_t{n_head_kv} * n_pos * head_dim_k * elem_bytes());
-  values_.resize(uint64_t{n_head_kv} * n_pos * head_dim_v * elem_bytes());
+  keys_.resize(uint64_t{n_head_kv} * n_pos * row_bytes(head_dim_k));
+  values_.resize(uint64_t{n_head_kv} * n_pos * row_bytes(head_dim_v));
 }
 
 uint32_t AttentionCache::rows_needed(const AttentionSpec& a, uint32_t n_ctx, uint32_t n_batch) {
@@ -37,28 +89,32 @@ uint32_t AttentionCache::rows_needed(const AttentionSpec& a, uint32_t n_ctx, uin
 }
 
 uint64_t AttentionCache::bytes_for(const AttentionSpec& a, uint32_t n_pos, KvType type) {
-  const uint64_t values = uint64_t{a.kv_dim_k()} + a.kv_dim_v();
-  return mul(mul(n_pos, values), kv_elem_bytes(type));
+  const uint64_t row = kv_row_bytes(type, a.head_dim_k) + kv_row_bytes(type, a.head_dim_v);
+  return mul(mul(n_pos, a.n_head_kv), row);
 }
 
 size_t AttentionCache::head_offset(uint32_t kv_head, uint32_t head_dim) const {
-  return uint64_t{kv_head} * n_pos_ * head_dim * elem_bytes();
+  return uint64_t{kv_head} * n_pos_ * row_bytes(head_dim);
+}
+
+// The quantized rows round as ggml's reference quantizers do (the same codes
+// as llama.cpp's -ctk / -ctv q8_0 and q4_0 caches).
+void AttentionCache::store_row(const float* x, uint8_t* row, uint32_t head_dim) const {
+  switch (type_) {
+    case KvType::f32: std::memcpy(row, x, head_dim * sizeof(float)); break;
+    case KvType::f16: ops::fp32_to_fp16(x, reinterpret_cast<uint16_t*>(row), head_dim); break;
+    case KvType::q8_0: kernels::ref::quantize_row_q8_0(x, row, head_dim); break;
+    case KvType::q4_0: kernels::ref::quantize_row_q4_0(x, row, head_dim); break;
+  }
 }
 
 void AttentionCache::store(uint32_t pos, const float* key, const float* value) {
   pos %= n_pos_;  // the same row without a window, where pos < n_ctx = n_pos
   for (uint32_t h = 0; h < n_head_kv_; ++h) {
-    uint8_t* k = keys_.data() + head_offset(h, head_dim_k_) + size_t{pos} * head_dim_k_ * elem_bytes();
-    uint8_t* v = values_.data() + head_offset(h, head_dim_v_) + size_t{pos} * head_dim_v_ * elem_bytes();
-    const float* key_h = key + size_t{h} * head_dim_k_;
-    const float* value_h = value + size_t{h} * head_dim_v_;
-    if (type_ == KvType::f32) {
-      std::memcpy(k, key_h, head_dim_k_ * sizeof(float));
-      std::memcpy(v, value_h, head_dim_v_ * sizeof(float));
-    } else {
-      ops::fp32_to_fp16(key_h, reinterpret_cast<uint16_t*>(k), head_dim_k_);
-      ops::fp32_to_fp16(value_h, reinterpret_cast<uint16_t*>(v), head_dim_v_);
-    }
+    uint8_t* k = keys_.data() + head_offset(h, head_dim_k_) + size_t{pos} * row_bytes(head_dim_k_);
+    uint8_t* v = values_.data() + head_offset(h, head_dim_v_) + size_t{pos} * row_bytes(head_dim_v_);
+    store_row(key + size_t{h} * head_dim_k_, k, head_dim_k_);
+    store_row(value + size_t{h} * head_dim_v_, v, head_dim_v_);
   }
 }
 
@@ -78,22 +134,11 @@ const float* AttentionCache::values(uint32_t kv_head, uint32_t n_pos, float* scr
   return rows(values_, kv_head, head_dim_v_, n_pos, scratch);
 }
 
-template <class Fn>
-void AttentionCache::for_runs(uint32_t first, uint32_t count, Fn&& fn) const {
-  // At most two runs: from first's row to the ring's end, then from its start.
-  for (uint32_t done = 0; done < count;) {
-    const uint32_t row = (first + done) % n_pos_;
-    const uint32_t run = std::min(count - done, n_pos_ - row);
-    fn(row, done, run);
-    done += run;
-  }
-}
-
 void AttentionCache::gather_rows(const std::vector<uint8_t>& cache, uint32_t kv_head, uint32_t head_dim,
                                  uint32_t first, uint32_t count, float* out) const {
   const uint8_t* head = cache.data() + head_offset(kv_head, head_dim);
   for_runs(first, count, [&](uint32_t row, uint32_t done, uint32_t run) {
-    const uint8_t* src = head + size_t{row} * head_dim * elem_bytes();
+    const uint8_t* src = head + size_t{row} * row_bytes(head_dim);
     float* dst = out + size_t{done} * head_dim;
     if (type_ == KvType::f32) {
       std::memcpy(dst, src, size_t{run} * head_dim * sizeof(float));
@@ -109,16 +154,16 @@ void AttentionCache::gather(uint32_t kv_head, uint32_t first, uint32_t count, fl
 }
 
 uint64_t AttentionCache::raw_bytes(uint32_t count) const {
-  return uint64_t{count} * n_head_kv_ * (head_dim_k_ + head_dim_v_) * elem_bytes();
+  return uint64_t{count} * n_head_kv_ * (row_bytes(head_dim_k_) + row_bytes(head_dim_v_));
 }
 
 void AttentionCache::read_raw(uint32_t first, uint32_t count, uint8_t* out) const {
   for (const auto& [cache, head_dim] : {std::pair{&keys_, head_dim_k_}, std::pair{&values_, head_dim_v_}}) {
-    const size_t row_bytes = size_t{head_dim} * elem_bytes();
-    for (uint32_t h = 0; h < n_head_kv_; ++h, out += size_t{count} * row_bytes) {
+    const size_t rb = row_bytes(head_dim);
+    for (uint32_t h = 0; h < n_head_kv_; ++h, out += size_t{count} * rb) {
       const uint8_t* head = cache->data() + head_offset(h, head_dim);
       for_runs(first, count, [&](uint32_t row, uint32_t done, uint32_t run) {
-        std::memcpy(out + size_t{done} * row_bytes, head + size_t{row} * row_bytes, size_t{run} * row_bytes);
+        std::memcpy(out + size_t{done} * rb, head + size_t{row} * rb, size_t{run} * rb);
       });
     }
   }
@@ -126,11 +171,11 @@ void AttentionCache::read_raw(uint32_t first, uint32_t count, uint8_t* out) cons
 
 void AttentionCache::write_raw(uint32_t first, uint32_t count, const uint8_t* in) {
   for (const auto& [cache, head_dim] : {std::pair{&keys_, head_dim_k_}, std::pair{&values_, head_dim_v_}}) {
-    const size_t row_bytes = size_t{head_dim} * elem_bytes();
-    for (uint32_t h = 0; h < n_head_kv_; ++h, in += size_t{count} * row_bytes) {
+    const size_t rb = row_bytes(head_dim);
+    for (uint32_t h = 0; h < n_head_kv_; ++h, in += size_t{count} * rb) {
       uint8_t* head = cache->data() + head_offset(h, head_dim);
       for_runs(first, count, [&](uint32_t row, uint32_t done, uint32_t run) {
-        std::memcpy(head + size_t{row} * row_bytes, in + size_t{done} * row_bytes, size_t{run} * row_bytes);
+        std::memcpy(head + size_t{row} * rb, in + size_t{done} * rb, size_t{run} * rb);
       });
     }
   }
@@ -142,6 +187,14 @@ const uint16_t* AttentionCache::keys_f16(uint32_t kv_head) const {
 
 const uint16_t* AttentionCache::values_f16(uint32_t kv_head) const {
   return reinterpret_cast<const uint16_t*>(values_.data() + head_offset(kv_head, head_dim_v_));
+}
+
+const uint8_t* AttentionCache::key_row(uint32_t kv_head, uint32_t row) const {
+  return keys_.data() + head_offset(kv_head, head_dim_k_) + size_t{row} * row_bytes(head_dim_k_);
+}
+
+const uint8_t* AttentionCache::value_row(uint32_t kv_head, uint32_t row) const {
+  return values_.data() + head_offset(kv_head, head_dim_v_) + size_t{row} * row_bytes(head_dim_v_);
 }
 
 uint64_t CacheUse::bytes() const { return mul(n_layers, bytes_per_layer); }
@@ -165,7 +218,7 @@ std::vector<CacheUse> cache_uses(const ModelConfig& c, uint32_t n_ctx, uint32_t 
         use.bytes_per_position = AttentionCache::bytes_for(a, 1, type);
         use.bytes_per_layer = AttentionCache::bytes_for(a, rows, type);
         use.shape = std::to_string(rows) + " positions x " + std::to_string(uint64_t{a.kv_dim_k()} + a.kv_dim_v()) +
-                    " values x " + std::to_string(kv_elem_bytes(type)) + " bytes";
+                    " values x " + kv_value_bytes(type) + " bytes";
         break;
       }
     }

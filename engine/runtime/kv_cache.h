@@ -1,8 +1,10 @@
 // What a session keeps of the past, layer by layer, each layer sized by its
 // own spec: an attention layer the keys and values of every position it can
 // attend to (all of the context, or a sliding window's last positions), in
-// F16 (default: half the memory, what phones need) or F32 (exact attention,
-// for comparing against references). A layer kind that keeps something else
+// F16 (default: half the memory, what phones need), F32 (exact attention,
+// for comparing against references), or ggml's Q8_0 / Q4_0 blocks (32 values
+// and an fp16 scale: 8.5 and 4.5 bits a value, for long contexts on phones
+// with little memory; attention reads the blocks in place). A layer kind that keeps something else
 // (a recurrent state) gets its own cache type beside AttentionCache, chosen
 // by the layer's mixer.
 #pragma once
@@ -10,7 +12,9 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/arch/layer_spec.h"
@@ -19,9 +23,19 @@ namespace engine {
 
 struct ModelConfig;
 
-enum class KvType { f16, f32 };
+enum class KvType { f16, f32, q8_0, q4_0 };
 const char* kv_type_name(KvType t);
-inline size_t kv_elem_bytes(KvType t) { return t == KvType::f16 ? 2 : 4; }  // bytes per cached value
+// "f16", "f32", "q8_0", "q4_0"; nullopt for anything else.
+std::optional<KvType> parse_kv_type(std::string_view name);
+inline bool kv_quantized(KvType t) { return t == KvType::q8_0 || t == KvType::q4_0; }
+// Bytes of one cached row of head_dim values (a multiple of 32 when quantized).
+uint64_t kv_row_bytes(KvType t, uint64_t head_dim);
+// Bytes per value as the reports print it: "2", "4", "1.0625", "0.5625".
+std::string kv_value_bytes(KvType t);
+// Empty when every attention layer of c can keep its keys and values as
+// `t`, else why not (a quantized cache needs head dimensions that are a
+// multiple of the 32-value block).
+std::string kv_type_unsupported(const ModelConfig& c, KvType t);
 
 // The keys and values of one attention layer: (kv head, n_pos, head_dim)
 // elements each, so a head's history is contiguous and converts in one pass.
@@ -68,7 +82,7 @@ class AttentionCache {
   void held_from(uint32_t first) { held_from_ = first; }
 
   // The stored bytes of positions first .. first + count - 1, as they are in
-  // the cache (F16 or F32): per KV head its keys, then per KV head its
+  // the cache (F16, F32 or blocks): per KV head its keys, then per KV head its
   // values, each (count, head_dim) in position order. read_raw and
   // write_raw copy them out and in (a saved session); raw_bytes is their size.
   uint64_t raw_bytes(uint32_t count) const;
@@ -92,23 +106,39 @@ class AttentionCache {
   // attention that widens them in registers (ops::dot_rows over F16 rows).
   const uint16_t* keys_f16(uint32_t kv_head) const;
   const uint16_t* values_f16(uint32_t kv_head) const;
+  // Row `row` of the ring (position p is in row p % n_pos) of one KV head, as
+  // stored: Q8_0 or Q4_0 blocks in a quantized cache, read in place by
+  // ops::dot_rows_quant and weighted_rows_quant. key_row_bytes and
+  // value_row_bytes step from one row to the next.
+  const uint8_t* key_row(uint32_t kv_head, uint32_t row) const;
+  const uint8_t* value_row(uint32_t kv_head, uint32_t row) const;
+  uint64_t key_row_bytes() const { return kv_row_bytes(type_, head_dim_k_); }
+  uint64_t value_row_bytes() const { return kv_row_bytes(type_, head_dim_v_); }
+  // fn(row, done, run): positions first + done .. + run - 1 are rows row ..
+  // row + run - 1 (at most two runs, the second from the ring's start).
+  template <class Fn>
+  void for_runs(uint32_t first, uint32_t count, Fn&& fn) const {
+    for (uint32_t done = 0; done < count;) {
+      const uint32_t row = (first + done) % n_pos_;
+      const uint32_t run = std::min(count - done, n_pos_ - row);
+      fn(row, done, run);
+      done += run;
+    }
+  }
 
  private:
-  size_t elem_bytes() const { return kv_elem_bytes(type_); }
+  size_t row_bytes(uint32_t head_dim) const { return kv_row_bytes(type_, head_dim); }
+  void store_row(const float* x, uint8_t* row, uint32_t head_dim) const;
   size_t head_offset(uint32_t kv_head, uint32_t head_dim) const;
   const float* rows(const std::vector<uint8_t>& cache, uint32_t kv_head, uint32_t head_dim, uint32_t n_pos,
                     float* scratch) const;
   void gather_rows(const std::vector<uint8_t>& cache, uint32_t kv_head, uint32_t head_dim, uint32_t first,
                    uint32_t count, float* out) const;
-  // fn(row, done, run): positions first + done .. + run - 1 are rows row .. row + run - 1.
-  template <class Fn>
-  void for_runs(uint32_t first, uint32_t count, Fn&& fn) const;
-
   KvType type_;
   uint32_t n_pos_, window_, n_head_kv_, head_dim_k_, head_dim_v_;
   uint32_t held_from_ = 0;  // every position from here to the last stored is in the cache
-  std::vector<uint8_t> keys_;    // (kv head, n_pos, head_dim_k) elements
-  std::vector<uint8_t> values_;  // (kv head, n_pos, head_dim_v) elements
+  std::vector<uint8_t> keys_;    // (kv head, n_pos, head_dim_k) values (or their blocks)
+  std::vector<uint8_t> values_;  // (kv head, n_pos, head_dim_v) values (or their blocks)
 };
 
 // Bytes of cache of one kind of layer (the layers whose caches have the same

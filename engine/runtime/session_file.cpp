@@ -1,6 +1,8 @@
 #include "engine/runtime/session_file.h"
 
+#include <algorithm>
 #include <array>
+#include <iterator>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -29,7 +31,7 @@ struct Header {
   uint32_t byte_order = kByteOrder;
   uint64_t model_id = 0;
   uint64_t model_bytes = 0;
-  uint32_t kv_type = 0;  // 0 f16, 1 f32
+  uint32_t kv_type = 0;  // kv_code: 0 f16, 1 f32, 2 q8_0, 3 q4_0
   uint32_t n_caches = 0;
   uint32_t n_tokens = 0;
   uint32_t n_past = 0;
@@ -88,7 +90,11 @@ class Hash64 {
   size_t fill_ = 0;
 };
 
-uint32_t kv_code(KvType t) { return t == KvType::f32 ? 1 : 0; }
+// The KV type as the file stores it: the codes never change meaning.
+constexpr KvType kKvCodes[] = {KvType::f16, KvType::f32, KvType::q8_0, KvType::q4_0};
+uint32_t kv_code(KvType t) {
+  return static_cast<uint32_t>(std::find(std::begin(kKvCodes), std::end(kKvCodes), t) - std::begin(kKvCodes));
+}
 
 CacheHeader describe(const AttentionCache& a, uint32_t n_past) {
   const uint32_t first = a.first_attended(n_past);
@@ -160,11 +166,15 @@ std::vector<uint8_t> read_all(const std::string& path) {
   return bytes;
 }
 
-// The offset of the first value in `bytes` (F16 when elem is 2, else F32)
-// whose exponent is all ones, or -1.
-int64_t first_non_finite(std::span<const uint8_t> bytes, uint64_t elem) {
-  for (size_t i = 0; i + elem <= bytes.size(); i += elem) {
-    if (elem == 2) {
+// The offset of the first value in `bytes` whose exponent is all ones, or
+// -1: every F16 or F32 value, or in a quantized cache every block's fp16
+// scale (its first 2 bytes; the blocks follow one another, rows of whole
+// blocks). Codes are integers, always finite.
+int64_t first_non_finite(std::span<const uint8_t> bytes, KvType type) {
+  const bool f32 = type == KvType::f32;
+  const uint64_t step = kv_row_bytes(type, kv_quantized(type) ? 32 : 1);
+  for (size_t i = 0; i + step <= bytes.size(); i += step) {
+    if (!f32) {
       uint16_t h;
       std::memcpy(&h, bytes.data() + i, sizeof h);
       if ((h & 0x7c00u) == 0x7c00u) return static_cast<int64_t>(i);
@@ -276,16 +286,19 @@ void load_session_bytes(Session& session, std::span<const uint8_t> bytes, const 
   if (h.version != kVersion) {
     fail(path, "version " + std::to_string(h.version) + "; this engine reads version " + std::to_string(kVersion));
   }
-  if (h.kv_type > 1) fail(path, "corrupt: KV type " + std::to_string(h.kv_type));
+  if (h.kv_type >= std::size(kKvCodes)) fail(path, "corrupt: KV type " + std::to_string(h.kv_type));
+  const KvType kv_type = kKvCodes[h.kv_type];
   std::vector<CacheHeader> caches(h.n_caches > bytes.size() ? 0 : h.n_caches);
   if (caches.size() != h.n_caches) fail(path, "corrupt: " + std::to_string(h.n_caches) + " caches");
   for (CacheHeader& c : caches) c = r.value<CacheHeader>();
   // The size the header describes, before trusting any of it.
-  const uint64_t elem = h.kv_type == 1 ? 4 : 2;
   uint64_t expected = saturating_add(r.at(), saturating_mul(h.n_tokens, sizeof(int32_t)));
   for (const CacheHeader& c : caches) {
-    const uint64_t per_pos = saturating_mul(c.n_head_kv, uint64_t{c.head_dim_k} + c.head_dim_v);
-    expected = saturating_add(expected, saturating_mul(saturating_mul(c.count, per_pos), elem));
+    if (kv_quantized(kv_type) && (c.head_dim_k % 32 != 0 || c.head_dim_v % 32 != 0)) {
+      fail(path, std::string("corrupt: a ") + kv_type_name(kv_type) + " cache with a head dimension not a multiple of 32");
+    }
+    const uint64_t row = kv_row_bytes(kv_type, c.head_dim_k) + kv_row_bytes(kv_type, c.head_dim_v);
+    expected = saturating_add(expected, saturating_mul(c.count, saturating_mul(c.n_head_kv, row)));
   }
   expected = saturating_add(expected, sizeof(uint64_t));
   if (bytes.size() < expected) {
@@ -310,8 +323,8 @@ void load_session_bytes(Session& session, std::span<const uint8_t> bytes, const 
   }
   KvCache& kv = session.kv_cache_for_restore();
   if (h.kv_type != kv_code(kv.type())) {
-    fail(path, std::string("saved with an ") + (h.kv_type == 1 ? "f32" : "f16") + " KV cache; this session's is " +
-                   kv_type_name(kv.type()));
+    fail(path, std::string("saved with a ") + kv_type_name(kv_type) + " KV cache; this session's is " +
+                   kv_type_name(kv.type()) + " (load it into a session created with the same KV type)");
   }
   if (h.n_tokens > session.n_ctx()) {
     fail(path, "holds " + std::to_string(h.n_tokens) + " tokens; this session's context is " +
@@ -349,7 +362,7 @@ void load_session_bytes(Session& session, std::span<const uint8_t> bytes, const 
   // NaN or Inf failed instead): one that is not is a corrupt or edited file,
   // said here rather than as a NaN in the next token's layer.
   const std::span<const uint8_t> kv_bytes = bytes.subspan(r.at(), bytes.size() - sizeof(uint64_t) - r.at());
-  if (const int64_t at = first_non_finite(kv_bytes, elem); at >= 0) {
+  if (const int64_t at = first_non_finite(kv_bytes, kv_type); at >= 0) {
     fail(path, "corrupt: a key or value that is not finite (NaN or Inf) at byte " + std::to_string(r.at() + at));
   }
   // Checked: from here nothing fails, and the session changes.

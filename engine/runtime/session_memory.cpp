@@ -77,6 +77,7 @@ SessionMemory session_memory_needed(const ModelConfig& c, uint32_t n_ctx, uint32
 SessionMemory reserve_session_memory(const ModelConfig& c, uint32_t n_ctx, uint32_t n_batch, KvType kv_type,
                                      size_t n_threads, uint64_t limit) {
   if (n_ctx == 0) throw Error("session: n_ctx is 0 and the model gives no context_length; pass n_ctx");
+  if (const std::string why = kv_type_unsupported(c, kv_type); !why.empty()) throw Error("session: " + why);
   const SessionMemory need = session_memory_needed(c, n_ctx, n_batch, kv_type, n_threads);
   const MemoryAvailable avail = available(limit);
   if (avail.known && need.total() > avail.bytes) {

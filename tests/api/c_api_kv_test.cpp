@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 
 #include "engine/api/engine.h"
 #include "engine/api/engine.hpp"
@@ -75,6 +76,17 @@ TEST(CApiKv, AGemma3ShapedSessionAt32kHoldsUnderAFifthOfAFullCache) {
   EXPECT_EQ(info.n_windowed_layers, 22u);
   EXPECT_EQ(info.window, 512u);
   EXPECT_EQ(info.kv_type, ENGINE_KV_F16);
+
+  // The same with Q8_0 and Q4_0 blocks: 34 and 18 bytes for each 32 values
+  // where F16 takes 64, windows and full cache alike.
+  for (const auto& [type, block] : {std::pair{ENGINE_KV_Q8_0, 34u}, std::pair{ENGINE_KV_Q4_0, 18u}}) {
+    engine_session_params p = params(32768);
+    p.kv_type = type;
+    const engine_kv_info q = engine::api::Session(model, p).kv_info();
+    EXPECT_EQ(q.bytes, (4u * 32768 + 22 * 1023) * 512 / 32 * block);
+    EXPECT_EQ(q.full_bytes, 26u * 32768 * 512 / 32 * block);
+    EXPECT_EQ(q.kv_type, type);
+  }
 }
 
 }  // namespace

@@ -154,7 +154,7 @@ TEST_P(SessionFile, ABadFileIsRefusedNamingTheProblemAndTheSessionIsUnchanged) {
 
   // Another KV type, and a context too small for the saved tokens.
   Session f32 = session_test::session(GetParam(), 4, 128, ENGINE_KV_F32);
-  expect_refused(f32, path, "saved with an f16 KV cache; this session's is f32");
+  expect_refused(f32, path, "saved with a f16 KV cache; this session's is f32");
   Session small = session_test::session(GetParam(), 4, 16);
   expect_refused(small, path, "holds 24 tokens; this session's context is 16");
 }

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <string>
 
+#include "engine/runtime/kv_cache.h"
 #include "engine/support/log.h"
 #include "gguf/writer_output.h"
 #include "tools/bench/diagnosis.h"
@@ -40,7 +41,7 @@ void usage(FILE* out) {
                "  -r, --repetitions N     timed runs per test (default 5)\n"
                "      --warmup N          untimed runs before each test (default 1)\n"
                "  -b, --batch-size N      prompt tokens per prefill step (default 512)\n"
-               "      --kv-type f16|f32   KV cache precision (default f16)\n"
+               "      --kv-type f16|f32|q8_0|q4_0  KV cache precision (default f16)\n"
                "  -s, --seed N            seed of the random token ids (default 42)\n"
                "sustained mode:\n"
                "      --rounds N          repeat the decode test N times after the tests\n"
@@ -164,7 +165,7 @@ Cli parse(int argc, char** argv) {
   }
   if (!c.compare_a.empty()) return c;
   if (o.models.empty()) throw tools::ArgError("no model given (-m MODEL.gguf)");
-  if (o.kv_type != "f16" && o.kv_type != "f32") throw tools::ArgError("--kv-type must be f16 or f32");
+  if (!engine::parse_kv_type(o.kv_type)) throw tools::ArgError("--kv-type must be f16, f32, q8_0 or q4_0");
   if (o.depth.empty()) o.depth.push_back(0);
   if (o.threads.empty()) o.threads.push_back(0);
   bool any = o.rounds > 0 || !o.pg.empty();

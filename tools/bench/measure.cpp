@@ -351,7 +351,7 @@ Report run_bench(const BenchOptions& o, const std::string& command_line) {
       engine::SessionParams sp;
       sp.n_ctx = context_needed(o, tests);
       sp.n_batch = o.n_batch;
-      sp.kv_type = o.kv_type == "f32" ? engine::KvType::f32 : engine::KvType::f16;
+      sp.kv_type = engine::parse_kv_type(o.kv_type).value_or(engine::KvType::f16);
       sp.pool = &pool;
       engine::Session session(*model, sp);
       run.model.kv_layers = engine::describe_uses(session.kv_cache().uses());
@@ -475,7 +475,7 @@ Report run_bench(const BenchOptions& o, const std::string& command_line) {
       RooflineInputs in;
       in.probe_gb_s = run.probe.buffer_bytes > 0 ? probe_reference_gb_s(run.probe) : kUnknown;
       in.weight_bytes_per_token = base.weight_bytes_per_token;
-      const engine::KvType sp_kv_type = o.kv_type == "f32" ? engine::KvType::f32 : engine::KvType::f16;
+      const engine::KvType sp_kv_type = engine::parse_kv_type(o.kv_type).value_or(engine::KvType::f16);
       if (const TestResult* d = first_of_kind(run, "decode")) {
         in.decode_tokens_per_s = d->tokens_per_s.median;
         in.decode_samples = d->tokens_per_s.samples;

@@ -30,7 +30,7 @@ std::string kv_cell(const ModelInfo& m) {
   std::string s = "KV cache ";
   if (m.kv_n_ctx == 0) return s + m.kv_type + (m.kv_layers.empty() ? "" : " (" + m.kv_layers + ")");
   engine::KvSize size;
-  size.type = m.kv_type == "f32" ? engine::KvType::f32 : engine::KvType::f16;
+  size.type = engine::parse_kv_type(m.kv_type).value_or(engine::KvType::f16);
   size.bytes = m.kv_bytes;
   size.full_bytes = m.kv_full_bytes;
   size.n_layers = m.kv_cached_layers;
