@@ -4,19 +4,13 @@
 #include <charconv>
 
 #include "engine/support/error.h"
+#include "engine/support/text.h"
 
 namespace engine {
 namespace {
 
-std::string_view trim(std::string_view s) {
-  const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
-  while (!s.empty() && space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
 int parse_cpu(std::string_view s, std::string_view item) {
-  s = trim(s);
+  s = trim_space(s);
   int value = -1;
   const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
   if (s.empty() || ec != std::errc() || end != s.data() + s.size() || value < 0 || value >= kMaxCpus) {
@@ -38,12 +32,12 @@ std::vector<int> parse_cpu_list(std::string_view text) {
       cpus.push_back(cpu);
     }
   };
-  text = trim(text);
+  text = trim_space(text);
   if (text.empty()) return cpus;
   size_t start = 0;
   while (start <= text.size()) {
     const size_t comma = std::min(text.find(',', start), text.size());
-    const std::string_view item = trim(text.substr(start, comma - start));
+    const std::string_view item = trim_space(text.substr(start, comma - start));
     const size_t dash = item.find('-');
     if (dash == std::string_view::npos) {
       add(parse_cpu(item, item));

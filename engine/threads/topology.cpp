@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "engine/support/error.h"
+#include "engine/support/text.h"
 #include "engine/threads/affinity.h"
 #include "engine/threads/cpu_list.h"
 #include "engine/threads/topology.h"
@@ -28,16 +29,9 @@ std::optional<std::string> read_text(const fs::path& path) {
   return text.str();
 }
 
-std::string_view trim(std::string_view s) {
-  const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
-  while (!s.empty() && space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
 // An unsigned number in decimal, or hex with 0x (cpuinfo's MIDR fields).
 std::optional<uint64_t> parse_number(std::string_view s) {
-  s = trim(s);
+  s = trim_space(s);
   int base = 10;
   if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
     s.remove_prefix(2);
@@ -113,11 +107,11 @@ Cpuinfo parse_cpuinfo(const std::string& text) {
   while (std::getline(in, line)) {
     const size_t colon = line.find(':');
     if (colon == std::string::npos) {
-      if (trim(line).empty()) flush();
+      if (trim_space(line).empty()) flush();
       continue;
     }
-    const std::string_view key = trim(std::string_view(line).substr(0, colon));
-    const std::string_view value = trim(std::string_view(line).substr(colon + 1));
+    const std::string_view key = trim_space(std::string_view(line).substr(0, colon));
+    const std::string_view value = trim_space(std::string_view(line).substr(colon + 1));
     if (key == "processor") {
       if (const auto n = parse_number(value); n && *n < static_cast<uint64_t>(kMaxCpus)) {
         block_cpus.push_back(static_cast<int>(*n));
