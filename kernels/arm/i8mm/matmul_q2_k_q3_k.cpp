@@ -206,11 +206,12 @@ struct LowBitK : arm::WeightType<D::kType, typename D::GgufBlock> {
     for (int i = 0; i < P; ++i) {
       const uint8_t* ap = a + i * pair_bytes;
       const float32x4_t apat = vld1q_f32(reinterpret_cast<const float*>(ap));
+      [[maybe_unused]] int8x16x4_t s16;  // the pair's 16-element sums, for both weight pairs
+      if constexpr (kMins) s16 = vld1q_s8_x4(reinterpret_cast<const int8_t*>(ap + kQ8_KBsum16Offset));
 #pragma GCC unroll 2
       for (int q = 0; q < 2; ++q) {
         float32x4_t v;
         if constexpr (kMins) {
-          const int8x16x4_t s16 = vld1q_s8_x4(reinterpret_cast<const int8_t*>(ap + kQ8_KBsum16Offset));
           v = q2_k_block(sum[i][q], q2_k_mins_tile(s16, mins.pair[q]), dpat[q], mpat[q], apat);
         } else {
           v = scaled(sum[i][q], dpat[q], apat);
