@@ -5,6 +5,7 @@
 // as the contract allows, must write the same bytes as one call; and the
 // packed size must be the file's bytes, padded to whole tiles only.
 // pack_rhs is compiled with the tier's flags, so a CPU without i8mm SKIPS.
+// The BFMMLA kernel's activation and weight formats likewise (BfmmlaLayout).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "kernels/ref/blocks.h"
+#include "kernels/ref/fp16.h"
 #include "kernels/registry.h"
 
 namespace {
@@ -280,5 +282,86 @@ INSTANTIATE_TEST_SUITE_P(Types, I8mmLayout,
                          [](const ::testing::TestParamInfo<Case>& p) {
                            return std::string(gguf::type_name(p.param.type));
                          });
+
+// The BFMMLA kernel's formats (kernels/arm/i8mm/matmul_bf16_bfmmla.cpp), for
+// any k: chunks of 4 elements, zero past k. Activations: pairs of rows, per
+// chunk row 2p's 4 bf16 then row 2p+1's, each BFCVTN of the float (to
+// nearest, ties to even: the ref's fp32_to_bf16, which is ggml's). Weights:
+// tiles of 4 rows, per chunk rows 0..3's 4 bf16.
+class BfmmlaLayout : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    for (const MatmulKernel* k : kernels::matmul_table(GgmlType::BF16)) {
+      if (std::string(k->name) == "matmul_f32_bf16_bf16_8x4_bfmmla") kern_ = k;
+    }
+    if (kern_ == nullptr) GTEST_SKIP() << "no BFMMLA kernel in this build";
+    if (!kernels::can_run(*kern_, kernels::host_cpu_features())) {
+      GTEST_SKIP() << kern_->name << " (and its packers) cannot run on this CPU ("
+                   << kernels::host_cpu_features().describe() << ")";
+    }
+  }
+  static uint16_t at(const std::vector<uint8_t>& bytes, size_t element) {
+    uint16_t v;
+    std::memcpy(&v, bytes.data() + 2 * element, 2);
+    return v;
+  }
+  const MatmulKernel* kern_ = nullptr;
+};
+
+TEST_F(BfmmlaLayout, PackedActivationsAreTheirBfcvtnRoundingInPairs) {
+  const size_t m = 5, k = 11, chunks = 3;  // an odd row and a k % 4 tail
+  std::mt19937 rng(3);
+  std::normal_distribution<float> normal(0.0f, 10.0f);
+  std::vector<float> x(m * k);
+  for (float& v : x) v = normal(rng);
+  // Ties both ways, the largest float, infinity, a NaN, a denormal, zeros.
+  const uint32_t bits[] = {0x3f808000u, 0x3f818000u, 0xbf808000u, 0x7f7fffffu, 0x7f800000u,
+                           0x7fc12345u, 0x00012345u, 0x80000000u, 0x00000000u};
+  for (size_t i = 0; i < std::size(bits); ++i) std::memcpy(&x[3 * i + 1], &bits[i], 4);
+  ASSERT_EQ(kern_->lhs_packed_size(m, k), 3 * chunks * 16);
+  std::vector<uint8_t> packed(kern_->lhs_packed_size(m, k), 0xCD);
+  kern_->pack_lhs(m, k, x.data(), k, packed.data());
+  for (size_t row = 0; row < 6; ++row) {
+    for (size_t e = 0; e < 4 * chunks; ++e) {
+      const uint16_t want = row < m && e < k ? ref::fp32_to_bf16(x[row * k + e]) : 0;
+      const size_t element = (row / 2 * chunks + e / 4) * 8 + 4 * (row % 2) + e % 4;
+      ASSERT_EQ(at(packed, element), want) << "row " << row << " element " << e;
+    }
+  }
+}
+
+TEST_F(BfmmlaLayout, PackedWeightsAreTheRowsInTilesOfFour) {
+  const size_t n = 4 * 3 + 2, k = 13, chunks = 4;
+  const std::vector<uint8_t> w = random_rows(GgmlType::BF16, n, k, 4);
+  const std::vector<uint8_t> packed = pack(*kern_, n, k, w);
+  ASSERT_EQ(packed.size(), 4 * chunks * 32);
+  for (size_t row = 0; row < 16; ++row) {
+    for (size_t e = 0; e < 4 * chunks; ++e) {
+      const uint16_t want = row < n && e < k ? at(w, row * k + e) : 0;
+      ASSERT_EQ(at(packed, (row / 4 * chunks + e / 4) * 16 + 4 * (row % 4) + e % 4), want)
+          << "row " << row << " element " << e;
+    }
+  }
+}
+
+TEST_F(BfmmlaLayout, PackingWeightsInSlicesWritesTheSameBytes) {
+  for (size_t k : {size_t{64}, size_t{7}}) {
+    const size_t n = 5 * kern_->n_step + 3;
+    const std::vector<uint8_t> w = random_rows(GgmlType::BF16, n, k, 5);
+    const std::vector<uint8_t> whole = pack(*kern_, n, k, w);
+    std::vector<uint8_t> sliced(whole.size(), 0xCD);
+    for (size_t n0 = 0; n0 < n; n0 += kern_->n_step) {
+      const size_t rows = std::min(kern_->n_step, n - n0);
+      kern_->pack_rhs(rows, k, w.data() + n0 * 2 * k, sliced.data() + kern_->rhs_packed_offset(n0, k));
+    }
+    EXPECT_EQ(whole, sliced) << "k=" << k;
+  }
+}
+
+TEST_F(BfmmlaLayout, PackedSizeIsTheFileSizeForKAMultipleOfFour) {
+  for (size_t n : {size_t{4}, size_t{4096}}) EXPECT_EQ(kern_->rhs_packed_size(n, 4096), n * 2 * 4096) << n;
+  EXPECT_EQ(kern_->rhs_packed_size(1, 4096), 4 * 2 * 4096u) << "n padded to a whole tile";
+  EXPECT_EQ(kern_->rhs_packed_size(4, 4097), 4 * 2 * 4100u) << "k padded to a whole chunk";
+}
 
 }  // namespace

@@ -132,7 +132,7 @@ TEST(KernelSelection, DotprodBeforeSveAt128BitsSveFirstWhenWider) {
 
 // The types the ARM tiers cover get a kernel of the tier each CPU model should
 // get, with no FALLBACK, on the feature sets of qemu's models (a53: neon, n1:
-// dotprod, max at 128 bits: i8mm, a64fx: sve); F32 ran the ref kernel there.
+// dotprod, max at 128 bits: i8mm, a64fx: sve); F32 ran the ref kernel there, and so did BF16.
 TEST(KernelSelection, ArmTiersCoverTheirTypesWithoutFallback) {
 #if defined(__aarch64__)
   kernels::CpuFeatures a64fx = kernels::features_of(Arch::aarch64, {Feature::asimd, Feature::fp16, Feature::sve});
@@ -144,10 +144,10 @@ TEST(KernelSelection, ArmTiersCoverTheirTypesWithoutFallback) {
       kernels::features_of(Arch::aarch64, {Feature::asimd}),
       kernels::features_of(Arch::aarch64, {Feature::asimd, Feature::fp16, Feature::dotprod}), max, a64fx};
   for (const kernels::CpuFeatures& cpu : cpus) {
-    for (auto type : {gguf::GgmlType::F32, gguf::GgmlType::F16, gguf::GgmlType::Q8_0, gguf::GgmlType::Q4_0,
-                      gguf::GgmlType::Q5_0, gguf::GgmlType::Q4_K, gguf::GgmlType::Q5_K, gguf::GgmlType::Q6_K,
-                      gguf::GgmlType::IQ4_NL, gguf::GgmlType::IQ4_XS, gguf::GgmlType::Q4_1, gguf::GgmlType::Q5_1,
-                      gguf::GgmlType::Q3_K, gguf::GgmlType::Q2_K}) {
+    for (auto type : {gguf::GgmlType::F32, gguf::GgmlType::F16, gguf::GgmlType::BF16, gguf::GgmlType::Q8_0,
+                      gguf::GgmlType::Q4_0, gguf::GgmlType::Q5_0, gguf::GgmlType::Q4_K, gguf::GgmlType::Q5_K,
+                      gguf::GgmlType::Q6_K, gguf::GgmlType::IQ4_NL, gguf::GgmlType::IQ4_XS, gguf::GgmlType::Q4_1,
+                      gguf::GgmlType::Q5_1, gguf::GgmlType::Q3_K, gguf::GgmlType::Q2_K}) {
       const bool no_sve_kernel = type != gguf::GgmlType::F32 && type != gguf::GgmlType::F16 &&
                                  type != gguf::GgmlType::Q8_0 && type != gguf::GgmlType::Q4_0 &&
                                  type != gguf::GgmlType::Q4_K && type != gguf::GgmlType::Q6_K;
@@ -164,7 +164,7 @@ TEST(KernelSelection, ArmTiersCoverTheirTypesWithoutFallback) {
   max.sve_vector_bits = 512;
   for (auto type : {gguf::GgmlType::Q4_K, gguf::GgmlType::Q5_0, gguf::GgmlType::Q5_K, gguf::GgmlType::IQ4_NL,
                     gguf::GgmlType::IQ4_XS, gguf::GgmlType::Q4_1, gguf::GgmlType::Q5_1, gguf::GgmlType::Q3_K,
-                    gguf::GgmlType::Q2_K}) {
+                    gguf::GgmlType::Q2_K, gguf::GgmlType::BF16}) {
     const auto s = kernels::select_matmul(type, max, std::nullopt);
     ASSERT_NE(s.kernel, nullptr);
     EXPECT_EQ(s.kernel->tier, type == gguf::GgmlType::Q4_K ? Tier::sve : Tier::i8mm) << s.describe();
@@ -176,6 +176,42 @@ TEST(KernelSelection, ArmTiersCoverTheirTypesWithoutFallback) {
   ASSERT_NE(q5_k_a64fx.kernel, nullptr);
   EXPECT_EQ(q5_k_a64fx.kernel->tier, Tier::neon);
   EXPECT_TRUE(q5_k_a64fx.is_fallback()) << q5_k_a64fx.describe();
+#else
+  GTEST_SKIP() << "the ARM tiers are compiled into aarch64 builds only";
+#endif
+}
+
+// BF16 on i8mm: BFMMLA where the CPU has FEAT_BF16 (qemu's max, phones from
+// Armv8.6 on); a CPU with i8mm and no bf16 gets the tier's widening kernel,
+// and the log line names the BFMMLA kernel passed over and why. Neither is a
+// fallback; below i8mm the tiers widen too (ArmTiersCoverTheirTypesWithoutFallback).
+TEST(KernelSelection, Bf16UsesBfmmlaWhereTheCpuHasItAndWidensElsewhere) {
+#if defined(__aarch64__)
+  kernels::CpuFeatures i8mm = kernels::features_of(Arch::aarch64, {Feature::asimd, Feature::dotprod, Feature::i8mm});
+  const auto widened = kernels::select_matmul(gguf::GgmlType::BF16, i8mm, std::nullopt);
+  ASSERT_NE(widened.kernel, nullptr);
+  EXPECT_STREQ(widened.kernel->name, "matmul_f32_f32_bf16_4x4_i8mm");
+  EXPECT_FALSE(widened.is_fallback()) << widened.describe();
+  EXPECT_EQ(widened.describe(),
+            "BF16: matmul_f32_f32_bf16_4x4_i8mm [i8mm]; rejected: matmul_f32_bf16_bf16_8x4_bfmmla (cpu lacks bf16)");
+  i8mm.set(Feature::bf16);
+  const auto mmla = kernels::select_matmul(gguf::GgmlType::BF16, i8mm, std::nullopt);
+  ASSERT_NE(mmla.kernel, nullptr);
+  EXPECT_EQ(mmla.describe(), "BF16: matmul_f32_bf16_bf16_8x4_bfmmla [i8mm]");
+  EXPECT_EQ(mmla.kernel->lhs_type, gguf::GgmlType::BF16) << "BFMMLA rounds the activations to bf16";
+  EXPECT_EQ(mmla.kernel->required_features & kernels::feature_bits({Feature::bf16}),
+            kernels::feature_bits({Feature::bf16}));
+  // bf16 without i8mm (no such core is known, but the bits are independent):
+  // the dotprod tier's widening kernel.
+  const auto dot = kernels::select_matmul(
+      gguf::GgmlType::BF16, kernels::features_of(Arch::aarch64, {Feature::asimd, Feature::dotprod, Feature::bf16}),
+      std::nullopt);
+  ASSERT_NE(dot.kernel, nullptr);
+  EXPECT_STREQ(dot.kernel->name, "matmul_f32_f32_bf16_4x4_dotprod");
+  EXPECT_FALSE(dot.is_fallback()) << dot.describe();
+  const auto capped = kernels::select_matmul(gguf::GgmlType::BF16, i8mm, Tier::neon);
+  ASSERT_NE(capped.kernel, nullptr);
+  EXPECT_STREQ(capped.kernel->name, "matmul_f32_f32_bf16_4x4_neon");
 #else
   GTEST_SKIP() << "the ARM tiers are compiled into aarch64 builds only";
 #endif

@@ -1,10 +1,11 @@
-// matmul_f32_f32_f16_4x4_dotprod and matmul_f32_f32_f32_4x4_dotprod: Y = X * W^T
-// with F16 or F32 weights (kernels/matmul.h).
+// matmul_f32_f32_{f16,bf16,f32}_4x4_dotprod: Y = X * W^T with F16, BF16 or
+// F32 weights (kernels/matmul.h).
 //
 // Contract:
 // - tier dotprod, aarch64, requires asimd + dotprod; compiled with
 //   -march=armv8.2-a+dotprod. Instructions: the neon tier's f32 code (LD1,
-//   FCVTL / FCVTL2 for F16, FMLA; arm/neon/float_tile.h): Armv8.2-A without
+//   FCVTL / FCVTL2 for F16, SHLL / SHLL2 for BF16, FMLA;
+//   arm/neon/float_tile.h): Armv8.2-A without
 //   FEAT_FP16 adds nothing for float weights. They are here so that a dotprod
 //   CPU gets every type from its own tier, with no fallback warning.
 // - weights: the GGUF rows as they are (pack_rhs = nullptr, no copy).
@@ -24,6 +25,8 @@ namespace kernels::dotprod {
 
 constinit const MatmulKernel kMatmulF16 =
     arm::tile_kernel<arm::F16Tile>("matmul_f32_f32_f16_4x4_dotprod", Tier::dotprod, kRequiredFeatures);
+constinit const MatmulKernel kMatmulBF16 =
+    arm::tile_kernel<arm::BF16Tile>("matmul_f32_f32_bf16_4x4_dotprod", Tier::dotprod, kRequiredFeatures);
 constinit const MatmulKernel kMatmulF32 =
     arm::tile_kernel<arm::F32Tile>("matmul_f32_f32_f32_4x4_dotprod", Tier::dotprod, kRequiredFeatures);
 

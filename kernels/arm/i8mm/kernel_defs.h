@@ -10,10 +10,13 @@
 namespace kernels::i8mm {
 
 inline constexpr uint64_t kRequiredFeatures = feature_bits({Feature::asimd, Feature::dotprod, Feature::i8mm});
+// The BFMMLA kernel (matmul_bf16_bfmmla.cpp, compiled with +bf16 added).
+inline constexpr uint64_t kRequiredFeaturesBf16 =
+    feature_bits({Feature::asimd, Feature::dotprod, Feature::i8mm, Feature::bf16});
 
 // Constant-initialized (no code runs to build them), one per weight type.
 extern const MatmulKernel kMatmulF16, kMatmulF32, kMatmulQ8_0, kMatmulQ4_0, kMatmulQ5_0, kMatmulQ4_K, kMatmulQ5_K,
     kMatmulQ6_K, kMatmulIQ4_NL, kMatmulIQ4_XS,
-    kMatmulQ4_1, kMatmulQ5_1, kMatmulQ3_K, kMatmulQ2_K;
+    kMatmulQ4_1, kMatmulQ5_1, kMatmulQ3_K, kMatmulQ2_K, kMatmulBF16, kMatmulBF16Mmla;
 
 }  // namespace kernels::i8mm

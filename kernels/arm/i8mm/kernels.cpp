@@ -11,8 +11,10 @@
 namespace kernels::i8mm {
 
 std::span<const MatmulKernel> matmul_kernels() {
-  static const MatmulKernel table[] = {kMatmulF32, kMatmulF16, kMatmulQ8_0, kMatmulQ4_0, kMatmulQ5_0,
-                                       kMatmulQ4_K, kMatmulQ5_K, kMatmulQ6_K, kMatmulIQ4_NL, kMatmulIQ4_XS,
+  // BFMMLA first: it needs bf16 as well, and a CPU without it gets the
+  // widening BF16 kernel of the tier.
+  static const MatmulKernel table[] = {kMatmulF32,  kMatmulF16,  kMatmulBF16Mmla, kMatmulBF16, kMatmulQ8_0, kMatmulQ4_0,
+                                       kMatmulQ5_0, kMatmulQ4_K, kMatmulQ5_K, kMatmulQ6_K, kMatmulIQ4_NL, kMatmulIQ4_XS,
                                        kMatmulQ4_1, kMatmulQ5_1, kMatmulQ3_K, kMatmulQ2_K};
   return table;
 }

@@ -1,8 +1,9 @@
-// Float weights (F16, F32) x F32 activations, one MR x 4 tile, on Armv8.0
-// Advanced SIMD: the weights are brought to f32 (FCVTL for F16; F32 as they
-// are) and FMLA accumulates in f32 (no fp16 arithmetic, no FEAT_FP16 needed).
-// One tile for both types: FloatTile<Weights> takes the weight-row loader
-// (F16Weights, F32Weights below) and keeps the loop and the order of the sums;
+// Float weights (F16, BF16, F32) x F32 activations, one MR x 4 tile, on Armv8.0
+// Advanced SIMD: the weights are brought to f32 (FCVTL for F16, a shift left
+// by 16 for BF16, F32 as they are) and FMLA accumulates in f32 (no fp16 or
+// bf16 arithmetic: neither FEAT_FP16 nor FEAT_BF16 is needed).
+// One tile for all three: FloatTile<Weights> takes the weight-row loader
+// (F16Weights, BF16Weights, F32Weights below) and keeps the loop and the order of the sums;
 // with the loader inlined, the F16 kernels run the instructions they ran
 // before the loader was split out (kernel_insn under qemu, docs/kernels.md).
 //
@@ -16,6 +17,7 @@
 
 #include <arm_neon.h>
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 
@@ -37,6 +39,20 @@ struct F16Weights {
   }
   static float32x4_t load4(const Elem* p) { return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p))); }
   static float scalar(Elem e) { return fp16_to_f32(e); }
+};
+
+// bfloat16 weights: the top half of an f32, so widening is exact and is a
+// shift: 8 with one LD1 and SHLL / SHLL2 by 16, 4 with LD1 + SHLL.
+struct BF16Weights {
+  static constexpr gguf::GgmlType kType = gguf::GgmlType::BF16;
+  using Elem = uint16_t;
+  static void load8(const Elem* p, float32x4_t& lo, float32x4_t& hi) {
+    const uint16x8_t h = vld1q_u16(p);
+    lo = vreinterpretq_f32_u32(vshll_n_u16(vget_low_u16(h), 16));
+    hi = vreinterpretq_f32_u32(vshll_high_n_u16(h, 16));
+  }
+  static float32x4_t load4(const Elem* p) { return vreinterpretq_f32_u32(vshll_n_u16(vld1_u16(p), 16)); }
+  static float scalar(Elem e) { return std::bit_cast<float>(uint32_t{e} << 16); }
 };
 
 // F32 weights, loaded as they are.
@@ -118,6 +134,7 @@ struct FloatTile : GgufRows {
 };
 
 using F16Tile = FloatTile<F16Weights>;
+using BF16Tile = FloatTile<BF16Weights>;
 using F32Tile = FloatTile<F32Weights>;
 
 }  // namespace
