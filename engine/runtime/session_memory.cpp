@@ -10,9 +10,6 @@
 namespace engine {
 namespace {
 
-constexpr auto add = saturating_add;
-constexpr auto mul = saturating_mul;
-
 // The memory available to a session: the system's, capped by the app's limit.
 MemoryAvailable available(uint64_t limit) {
   MemoryAvailable a = memory_available();
@@ -64,13 +61,14 @@ SessionMemory session_memory_needed(const ModelConfig& c, uint32_t n_ctx, uint32
   for (uint64_t n : {uint64_t{c.n_embd}, uint64_t{c.n_embd}, uint64_t{c.q_dim()}, uint64_t{c.kv_dim_k()},
                      uint64_t{c.kv_dim_v()}, att, uint64_t{c.n_ff}, ffn_up_width(c), uint64_t{c.n_rot},
                      uint64_t{c.n_vocab}, std::max<uint64_t>({c.n_embd, c.n_ff, c.q_dim(), att})}) {
-    per_row = add(per_row, n);
+    per_row = saturating_add(per_row, n);
   }
   // Per thread: the attention scores of a KV head's query heads and that
   // head's key and value rows converted to F32, for the positions one task
   // attends to (all n_ctx, or only the windows when every layer has one).
   const uint64_t per_thread = AttentionMixer::thread_scratch_floats(c, n_ctx);
-  m.scratch_bytes = mul(add(mul(per_row, n_batch), mul(n_threads, per_thread)), sizeof(float));
+  const uint64_t floats = saturating_add(saturating_mul(per_row, n_batch), saturating_mul(n_threads, per_thread));
+  m.scratch_bytes = saturating_mul(floats, sizeof(float));
   return m;
 }
 
