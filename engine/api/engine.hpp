@@ -74,6 +74,22 @@ struct Reply {
 // Receives each piece of the reply (whole UTF-8 characters); false stops it.
 using TextCallback = std::function<bool(std::string_view)>;
 
+// The C API's buffer-filling calls return ENGINE_ERR_BUFFER_TOO_SMALL with
+// the size they need; fill(data, capacity, &size) runs once more with `out`
+// grown to it (plus `extra`, for a call that also writes a NUL). On success
+// `out` keeps the size written. The bindings use it too.
+template <class Buffer, class Fill>
+engine_status fill_buffer(Buffer& out, Fill fill, size_t extra = 0) {
+  size_t n = 0;
+  engine_status s = fill(out.data(), out.size(), &n);
+  if (s == ENGINE_ERR_BUFFER_TOO_SMALL) {
+    out.resize(n + extra);
+    s = fill(out.data(), out.size(), &n);
+  }
+  if (s == ENGINE_OK) out.resize(n);
+  return s;
+}
+
 namespace detail {
 // Messages as the C API takes them, pointing into `messages` (which must outlive it).
 class CMessages {
@@ -97,6 +113,11 @@ inline const char* or_null(const std::string& s) { return s.empty() ? nullptr : 
 inline engine_chat_params c_params(const ChatOptions& o) {
   return engine_chat_params{or_null(o.template_name), or_null(o.template_text), o.add_generation_prompt,
                             or_null(o.tools), or_null(o.variables)};
+}
+template <class Buffer, class Fill>
+Buffer filled(Buffer out, Fill fill, size_t extra = 0) {
+  check(engine::api::fill_buffer(out, fill, extra));
+  return out;
 }
 }  // namespace detail
 
@@ -147,57 +168,30 @@ class Model {
   bool is_end_of_generation(int32_t t) const { return engine_model_is_end_of_generation(get(), t); }
 
   std::vector<int32_t> tokenize(std::string_view text, bool add_bos, bool parse_special = false) const {
-    std::vector<int32_t> ids(text.size() + 2);
-    size_t n = 0;
-    engine_status s = engine_tokenize(get(), text.data(), text.size(), add_bos, parse_special, ids.data(), ids.size(), &n);
-    if (s == ENGINE_ERR_BUFFER_TOO_SMALL) {
-      ids.resize(n);
-      s = engine_tokenize(get(), text.data(), text.size(), add_bos, parse_special, ids.data(), ids.size(), &n);
-    }
-    check(s);
-    ids.resize(n);
-    return ids;
+    return detail::filled(std::vector<int32_t>(text.size() + 2), [&](int32_t* ids, size_t cap, size_t* n) {
+      return engine_tokenize(get(), text.data(), text.size(), add_bos, parse_special, ids, cap, n);
+    });
   }
   std::string piece(int32_t token) const {
-    std::string out(16, '\0');
-    size_t n = 0;
-    engine_status s = engine_token_to_piece(get(), token, out.data(), out.size(), &n);
-    if (s == ENGINE_ERR_BUFFER_TOO_SMALL) {
-      out.resize(n);
-      s = engine_token_to_piece(get(), token, out.data(), out.size(), &n);
-    }
-    check(s);
-    out.resize(n);
-    return out;
+    return detail::filled(std::string(16, '\0'), [&](char* out, size_t cap, size_t* n) {
+      return engine_token_to_piece(get(), token, out, cap, n);
+    });
   }
   // The text of a token sequence (engine_detokenize).
   std::string detokenize(const std::vector<int32_t>& tokens) const {
-    std::string out(4 * tokens.size() + 16, '\0');
-    size_t n = 0;
-    engine_status s = engine_detokenize(get(), tokens.data(), tokens.size(), out.data(), out.size(), &n);
-    if (s == ENGINE_ERR_BUFFER_TOO_SMALL) {
-      out.resize(n);
-      s = engine_detokenize(get(), tokens.data(), tokens.size(), out.data(), out.size(), &n);
-    }
-    check(s);
-    out.resize(n);
-    return out;
+    return detail::filled(std::string(4 * tokens.size() + 16, '\0'), [&](char* out, size_t cap, size_t* n) {
+      return engine_detokenize(get(), tokens.data(), tokens.size(), out, cap, n);
+    });
   }
   // The prompt of a conversation (engine_chat_render). A template's error
   // throws Error with ENGINE_ERR_TEMPLATE and its message.
   std::string render_chat(const std::vector<Message>& messages, const ChatOptions& options = {}) const {
     const detail::CMessages c(messages);
     const engine_chat_params p = detail::c_params(options);
-    std::string out(256, '\0');
-    size_t n = 0;
-    engine_status s = engine_chat_render(get(), c.data(), c.size(), &p, out.data(), out.size(), &n);
-    if (s == ENGINE_ERR_BUFFER_TOO_SMALL) {
-      out.resize(n + 1);
-      s = engine_chat_render(get(), c.data(), c.size(), &p, out.data(), out.size(), &n);
-    }
-    check(s);
-    out.resize(n);
-    return out;
+    return detail::filled(
+        std::string(256, '\0'),
+        [&](char* out, size_t cap, size_t* n) { return engine_chat_render(get(), c.data(), c.size(), &p, out, cap, n); },
+        1);
   }
 
  private:
@@ -242,16 +236,9 @@ class Session {
   // Keeps the first n tokens (engine_session_truncate).
   void truncate(uint32_t n) { check(engine_session_truncate(get(), n)); }
   std::vector<int32_t> tokens() const {
-    std::vector<int32_t> out(n_past());
-    size_t n = 0;
-    engine_status s = engine_session_tokens(get(), out.data(), out.size(), &n);
-    if (s == ENGINE_ERR_BUFFER_TOO_SMALL) {
-      out.resize(n);
-      s = engine_session_tokens(get(), out.data(), out.size(), &n);
-    }
-    check(s);
-    out.resize(n);
-    return out;
+    return detail::filled(std::vector<int32_t>(n_past()), [&](int32_t* out, size_t cap, size_t* n) {
+      return engine_session_tokens(get(), out, cap, n);
+    });
   }
   uint64_t n_evaluated() const { return engine_session_n_evaluated(get()); }
   // Saved sessions (engine_session_save / engine_session_load).

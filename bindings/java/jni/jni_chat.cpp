@@ -97,14 +97,14 @@ JNIEXPORT jbyteArray JNICALL Java_dev_engine_Native_renderChat(JNIEnv* env, jcla
   if (!in.read(env, fields, call_counts, calls, options, add_generation_prompt)) return nullptr;
   const engine_model* m = from<engine_model>(model);
   std::string out(1024, '\0');
-  size_t n = 0;
-  engine_status s = engine_chat_render(m, in.messages(), in.size(), in.params(), out.data(), out.size(), &n);
-  if (s == ENGINE_ERR_BUFFER_TOO_SMALL) {
-    out.resize(n + 1);
-    s = engine_chat_render(m, in.messages(), in.size(), in.params(), out.data(), out.size(), &n);
-  }
+  const engine_status s = engine::api::fill_buffer(
+      out,
+      [&](char* text, size_t cap, size_t* n) {
+        return engine_chat_render(m, in.messages(), in.size(), in.params(), text, cap, n);
+      },
+      1);
   if (!check(env, s)) return nullptr;
-  return new_bytes(env, out.data(), n);
+  return new_bytes(env, out.data(), out.size());
 }
 
 JNIEXPORT jlongArray JNICALL Java_dev_engine_Native_prefillChat(JNIEnv* env, jclass, jlong session, jlong flag,

@@ -42,27 +42,20 @@ JNIEXPORT jintArray JNICALL Java_dev_engine_Native_tokenize(JNIEnv* env, jclass,
   }
   const engine_model* m = from<engine_model>(model);
   std::vector<int32_t> ids(t.bytes.size() + 2);  // enough unless the tokenizer splits below bytes
-  size_t n = 0;
-  engine_status s = engine_tokenize(m, t.bytes.data(), t.bytes.size(), add_bos, parse_special, ids.data(), ids.size(), &n);
-  if (s == ENGINE_ERR_BUFFER_TOO_SMALL) {
-    ids.resize(n);
-    s = engine_tokenize(m, t.bytes.data(), t.bytes.size(), add_bos, parse_special, ids.data(), ids.size(), &n);
-  }
+  const engine_status s = engine::api::fill_buffer(ids, [&](int32_t* out, size_t cap, size_t* n) {
+    return engine_tokenize(m, t.bytes.data(), t.bytes.size(), add_bos, parse_special, out, cap, n);
+  });
   if (!check(env, s)) return nullptr;
-  return new_ints(env, ids.data(), n);
+  return new_ints(env, ids.data(), ids.size());
 }
 
 JNIEXPORT jbyteArray JNICALL Java_dev_engine_Native_tokenBytes(JNIEnv* env, jclass, jlong model, jint token) {
   const engine_model* m = from<engine_model>(model);
   std::string piece(32, '\0');
-  size_t n = 0;
-  engine_status s = engine_token_to_piece(m, token, piece.data(), piece.size(), &n);
-  if (s == ENGINE_ERR_BUFFER_TOO_SMALL) {
-    piece.resize(n);
-    s = engine_token_to_piece(m, token, piece.data(), piece.size(), &n);
-  }
+  const engine_status s = engine::api::fill_buffer(
+      piece, [&](char* out, size_t cap, size_t* n) { return engine_token_to_piece(m, token, out, cap, n); });
   if (!check(env, s)) return nullptr;
-  return new_bytes(env, piece.data(), n);
+  return new_bytes(env, piece.data(), piece.size());
 }
 
 JNIEXPORT jbyteArray JNICALL Java_dev_engine_Native_detokenize(JNIEnv* env, jclass, jlong model, jintArray tokens) {
@@ -70,14 +63,10 @@ JNIEXPORT jbyteArray JNICALL Java_dev_engine_Native_detokenize(JNIEnv* env, jcla
   std::vector<int32_t> ids;
   if (!read_ints(env, tokens, ids)) return nullptr;
   std::string text(4 * ids.size() + 16, '\0');
-  size_t n = 0;
-  engine_status s = engine_detokenize(m, ids.data(), ids.size(), text.data(), text.size(), &n);
-  if (s == ENGINE_ERR_BUFFER_TOO_SMALL) {
-    text.resize(n);
-    s = engine_detokenize(m, ids.data(), ids.size(), text.data(), text.size(), &n);
-  }
+  const engine_status s = engine::api::fill_buffer(
+      text, [&](char* out, size_t cap, size_t* n) { return engine_detokenize(m, ids.data(), ids.size(), out, cap, n); });
   if (!check(env, s)) return nullptr;
-  return new_bytes(env, text.data(), n);
+  return new_bytes(env, text.data(), text.size());
 }
 
 JNIEXPORT jobjectArray JNICALL Java_dev_engine_Native_builtinChatTemplates(JNIEnv* env, jclass) {

@@ -115,14 +115,10 @@ JNIEXPORT jlong JNICALL Java_dev_engine_Native_nEvaluated(JNIEnv*, jclass, jlong
 JNIEXPORT jintArray JNICALL Java_dev_engine_Native_sessionTokens(JNIEnv* env, jclass, jlong session) {
   engine_session* s = session_of(session);
   std::vector<int32_t> out(engine_session_n_past(s));
-  size_t n = 0;
-  engine_status status = engine_session_tokens(s, out.data(), out.size(), &n);
-  if (status == ENGINE_ERR_BUFFER_TOO_SMALL) {
-    out.resize(n);
-    status = engine_session_tokens(s, out.data(), out.size(), &n);
-  }
+  const engine_status status = engine::api::fill_buffer(
+      out, [&](int32_t* ids, size_t cap, size_t* n) { return engine_session_tokens(s, ids, cap, n); });
   if (!check(env, status)) return nullptr;
-  return new_ints(env, out.data(), n);
+  return new_ints(env, out.data(), out.size());
 }
 
 JNIEXPORT void JNICALL Java_dev_engine_Native_truncate(JNIEnv* env, jclass, jlong session, jint n) {

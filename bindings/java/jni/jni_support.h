@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/api/engine.h"
+#include "engine/api/engine.hpp"
 
 namespace engine::jni {
 
