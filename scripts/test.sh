@@ -37,8 +37,9 @@ asan_targets=""; asan_options=("${ASAN_FLAGS[@]}" -DENGINE_WERROR=ON -DENGINE_BU
   "-DENGINE_SANITIZE=address;undefined" -DENGINE_TEST_SUFFIX=@asan)
 # ThreadSanitizer over the threading suites and the C API's (sessions from
 # several threads, the log callback swapped while threads log, a prefill
-# stopped from another thread); the rest gains nothing from it.
-tsan_targets="threads_topology_test threads_pool_test threads_matmul_test c_api_test c_api_misuse_test c_api_log_test c_api_caller_test c_api_session_test c_api_session_file_test c_api_chat_test c_api_abort_test"
+# stopped from another thread) and the Python binding's (chats on one model
+# from several Python threads); the rest gains nothing from it.
+tsan_targets="threads_topology_test threads_pool_test threads_matmul_test c_api_test c_api_misuse_test c_api_log_test c_api_caller_test c_api_session_test c_api_session_file_test c_api_chat_test c_api_abort_test engine_python"
 tsan_options=("${SAN_FLAGS[@]}" -DENGINE_WERROR=ON -DENGINE_BUILD_BENCH=OFF
   -DENGINE_BUILD_TOOLS=OFF -DENGINE_SANITIZE=thread -DENGINE_TEST_SUFFIX=@tsan)
 aarch64_targets=""; aarch64_options=(-DCMAKE_BUILD_TYPE=Release -DENGINE_WERROR=ON
@@ -52,7 +53,7 @@ fuzz_options=(-DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 "${SAN
   -DENGINE_WERROR=ON -DENGINE_BUILD_BENCH=OFF -DENGINE_USE_HWY=OFF -DENGINE_FUZZ=ON
   "-DENGINE_SANITIZE=address;undefined" -DENGINE_TEST_SUFFIX=@fuzz)
 # Where each tree's tests are (folders separated by spaces), for the one ctest run below.
-native_tests=native; asan_tests=asan; tsan_tests="tsan/tests/threads tsan/tests/api"; aarch64_tests=aarch64; fuzz_tests=fuzz/tests/fuzz
+native_tests=native; asan_tests=asan; tsan_tests="tsan/tests/threads tsan/tests/api tsan/tests/python"; aarch64_tests=aarch64; fuzz_tests=fuzz/tests/fuzz
 
 options_of() { local -n opts="$1_options"; printf '%s\0' "${opts[@]}"; }
 

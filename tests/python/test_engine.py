@@ -156,6 +156,27 @@ def test_sessions_on_one_model_in_two_threads_agree(model):
     assert results[0] == results[1] == model.generate("Once upon a time", max_tokens=40)
 
 
+def test_streamed_chats_on_one_model_in_three_threads_agree(model):
+    # Three Python threads, each a two-turn streamed chat whose session runs
+    # two pool threads: the GIL is released during evaluation and taken back
+    # for every piece. The TSan tree runs this file too (python_binding_test@tsan).
+    def conversation():
+        chat = engine.Chat(model, system="Stories.", n_ctx=512, n_threads=2)
+        return ["".join(chat.say(text, max_tokens=16, stream=True)) for text in ("A cat?", "And a dog?")]
+
+    results = [None] * 3
+
+    def run(i):
+        results[i] = conversation()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert results[0] == results[1] == results[2] == conversation()
+
+
 def test_seeded_sampling_repeats_and_streams_whole_characters(model):
     a = model.generate("Once", max_tokens=30, temperature=0.9, seed=7)
     b = "".join(model.generate("Once", max_tokens=30, temperature=0.9, seed=7, stream=True))
