@@ -41,7 +41,7 @@ size_t count(const std::string& text, const std::string& part) {
 class Tmux {
  public:
   explicit Tmux(const std::string& command)
-      : tmux_("tmux -L chat-test-" + std::to_string(::getpid()) + "-" + std::to_string(next_id_++) + " -f /dev/null") {
+      : tmux_("tmux -L chat-test-" + std::to_string(::getpid()) + "-" + std::to_string(next_id_++) + " -u -f /dev/null") {
     shell(tmux_ + " new-session -d -s chat -x 120 -y 40 '" + command + "'");
     shell(tmux_ + " set-option -t chat remain-on-exit on");  // the screen stays to be read after the exit
     socket_ = shell(tmux_ + " display-message -p '#{socket_path}'");
@@ -154,6 +154,18 @@ TEST_F(ChatTmux, CtrlUClearsTheLineAndCtrlDOnAnEmptyLineQuits) {
   const std::string s = t.screen();
   EXPECT_TRUE(has(s, "\n>\nexit status 0\n")) << "the line cleared on the screen, then the end of input:\n" << s;
   EXPECT_EQ(count(s, "| TTFT"), 0u) << "nothing was sent:\n" << s;
+}
+
+TEST_F(ChatTmux, BackspaceErasesAWideCharacterAndItsCombiningMarkWhole) {
+  Tmux t(chat_command());
+  ASSERT_TRUE(t.wait_for([](const std::string& screen) { return has(screen, "\n>"); }, 20s)) << t.screen();
+  // 語 takes two columns: Backspace goes back two, or the next key lands one
+  // column too far right. "e" + U+0301 is one character of one column.
+  t.keys("'日本語' BSpace 'Z' 'e\u0301' BSpace 'W'");
+  ASSERT_TRUE(t.wait_for([](const std::string& screen) { return has(screen, "> 日本ZW\n"); }, 20s)) << t.screen();
+  t.keys("C-u C-d");
+  ASSERT_TRUE(t.wait_for(exited, 20s)) << t.screen();
+  EXPECT_TRUE(has(t.screen(), "\n>\nexit status 0\n")) << t.screen();
 }
 
 }  // namespace

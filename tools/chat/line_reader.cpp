@@ -45,19 +45,53 @@ class RawTerminal {
   bool active_ = false;
 };
 
-// Back one column and clear to the end of the line (a space written over the
-// character would stay on the screen as a trailing blank).
-constexpr const char* kEraseLast = "\b\x1b[K";
-
 bool is_continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
 
-// Removes the last UTF-8 character of `text`; false when it was empty.
-bool pop_character(std::string& text) {
-  if (text.empty()) return false;
-  while (text.size() > 1 && is_continuation(text.back())) text.pop_back();
-  text.pop_back();
-  return true;
+// The last code point of non-empty UTF-8 `text`, taken off it (a malformed
+// sequence counts as one code point per byte that starts one).
+char32_t pop_code_point(std::string& text) {
+  size_t start = text.size() - 1;
+  while (start > 0 && is_continuation(text[start])) --start;
+  const auto lead = static_cast<unsigned char>(text[start]);
+  const size_t n = text.size() - start;
+  char32_t c = n == 1 ? lead : lead & (0x7F >> n);
+  for (size_t i = start + 1; i < text.size(); ++i) c = (c << 6) | (static_cast<unsigned char>(text[i]) & 0x3F);
+  text.resize(start);
+  return c;
 }
+
+// The columns a terminal draws a code point in: 0 for combining marks,
+// joiners and variation selectors, 2 for the East Asian wide and full-width
+// ranges and the emoji blocks, 1 otherwise (as wcwidth, without a locale).
+int columns(char32_t c) {
+  const auto in = [c](char32_t lo, char32_t hi) { return c >= lo && c <= hi; };
+  if (in(0x0300, 0x036F) || in(0x1AB0, 0x1AFF) || in(0x1DC0, 0x1DFF) || in(0x200B, 0x200F) || in(0x20D0, 0x20FF) ||
+      in(0xFE00, 0xFE0F) || in(0xFE20, 0xFE2F) || in(0xE0100, 0xE01EF)) {
+    return 0;
+  }
+  if (in(0x1100, 0x115F) || in(0x2E80, 0x303E) || in(0x3041, 0x33FF) || in(0x3400, 0x4DBF) || in(0x4E00, 0x9FFF) ||
+      in(0xA000, 0xA4CF) || in(0xAC00, 0xD7A3) || in(0xF900, 0xFAFF) || in(0xFE30, 0xFE4F) || in(0xFF00, 0xFF60) ||
+      in(0xFFE0, 0xFFE6) || in(0x1F300, 0x1F64F) || in(0x1F900, 0x1F9FF) || in(0x20000, 0x3FFFD)) {
+    return 2;
+  }
+  return 1;
+}
+
+// Removes the last character of `text`: a code point with the zero-width
+// ones after it (a base and its combining marks go together). Returns the
+// columns it took on the screen, or -1 when `text` was empty.
+int pop_character(std::string& text) {
+  if (text.empty()) return -1;
+  int width = 0;
+  do {
+    width = columns(pop_code_point(text));
+  } while (width == 0 && !text.empty());
+  return width;
+}
+
+// Back over what a character took and clear to the end of the line (a space
+// written over it would stay on the screen as a trailing blank).
+std::string erase(int columns) { return std::string(static_cast<size_t>(columns), '\b') + "\x1b[K"; }
 
 }  // namespace
 
@@ -146,9 +180,9 @@ LineReader::Result LineReader::read(const std::string& prompt, std::string& line
       return Result::line;
     }
     if (u == 0x7F || u == 0x08) {
-      if (pop_character(line)) echo(kEraseLast);
+      if (const int width = pop_character(line); width >= 0) echo(erase(width));
     } else if (u == 0x15) {  // Ctrl-U
-      while (pop_character(line)) echo(kEraseLast);
+      for (int width; (width = pop_character(line)) >= 0;) echo(erase(width));
     } else if (u == 0x04) {  // Ctrl-D: the end of input on an empty line, as a shell
       if (line.empty()) {
         echo("\n");
