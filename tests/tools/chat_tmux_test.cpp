@@ -168,4 +168,20 @@ TEST_F(ChatTmux, BackspaceErasesAWideCharacterAndItsCombiningMarkWhole) {
   EXPECT_TRUE(has(t.screen(), "\n>\nexit status 0\n")) << t.screen();
 }
 
+TEST_F(ChatTmux, KeysTypedDuringAReplyShowOnceOnTheNextLineNotInTheReply) {
+  Tmux t(chat_command());
+  ASSERT_TRUE(t.wait_for([](const std::string& screen) { return has(screen, "\n>"); }, 20s)) << t.screen();
+  t.keys("'Tell me a story' Enter");
+  ASSERT_TRUE(t.wait_for([](const std::string& screen) { return has(screen, "| TTFT") || count(screen, "\n") > 3; },
+                         20s))
+      << t.screen();
+  t.keys("'typed ahead'");
+  ASSERT_TRUE(t.wait_for([](const std::string& screen) { return has(screen, "| -n reached"); }, 120s)) << t.screen();
+  ASSERT_TRUE(t.wait_for([](const std::string& screen) { return has(screen, "\n> typed ahead"); }, 20s)) << t.screen();
+  const std::string s = t.screen();
+  EXPECT_EQ(count(s, "typed ahead"), 1u) << "the terminal echoed the keys into the reply too:\n" << s;
+  t.keys("C-u C-d");
+  ASSERT_TRUE(t.wait_for(exited, 20s)) << t.screen();
+}
+
 }  // namespace

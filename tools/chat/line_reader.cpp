@@ -19,31 +19,20 @@ void install_interrupt_handler() {
   ::sigaction(SIGINT, &sa, nullptr);
 }
 
+RawTerminal::RawTerminal(int fd) : fd_(fd) {
+  if (fd_ < 0 || ::tcgetattr(fd_, &saved_) != 0) return;
+  termios raw = saved_;
+  raw.c_lflag &= ~static_cast<tcflag_t>(ICANON | ECHO);
+  raw.c_cc[VMIN] = 1;
+  raw.c_cc[VTIME] = 0;
+  active_ = ::tcsetattr(fd_, TCSANOW, &raw) == 0;
+}
+
+RawTerminal::~RawTerminal() {
+  if (active_) ::tcsetattr(fd_, TCSANOW, &saved_);
+}
+
 namespace {
-
-// The terminal without line editing and echo while a line is read; restored
-// on every way out (a throw included).
-class RawTerminal {
- public:
-  explicit RawTerminal(int fd) : fd_(fd) {
-    if (::tcgetattr(fd_, &saved_) != 0) return;
-    termios raw = saved_;
-    raw.c_lflag &= ~static_cast<tcflag_t>(ICANON | ECHO);
-    raw.c_cc[VMIN] = 1;
-    raw.c_cc[VTIME] = 0;
-    active_ = ::tcsetattr(fd_, TCSANOW, &raw) == 0;
-  }
-  ~RawTerminal() {
-    if (active_) ::tcsetattr(fd_, TCSANOW, &saved_);
-  }
-  RawTerminal(const RawTerminal&) = delete;
-  RawTerminal& operator=(const RawTerminal&) = delete;
-
- private:
-  int fd_;
-  termios saved_{};
-  bool active_ = false;
-};
 
 bool is_continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
 

@@ -13,6 +13,8 @@
 // newline too), nothing is echoed.
 #pragma once
 
+#include <termios.h>
+
 #include <csignal>
 #include <string>
 
@@ -26,6 +28,24 @@ extern volatile std::sig_atomic_t g_interrupted;
 // line reader waits in poll(), which SIGINT interrupts anyway.
 void install_interrupt_handler();
 
+// The terminal `fd` without ICANON and ECHO (ISIG stays: Ctrl-C is still
+// SIGINT) for the object's life, restored on every way out (a throw too);
+// nothing when fd < 0 or is not a terminal. While a line is read, and while a
+// reply streams: keys typed ahead are then echoed once, by the next read,
+// not into the reply, and Ctrl-C puts no "^C" of the terminal's there.
+class RawTerminal {
+ public:
+  explicit RawTerminal(int fd);
+  ~RawTerminal();
+  RawTerminal(const RawTerminal&) = delete;
+  RawTerminal& operator=(const RawTerminal&) = delete;
+
+ private:
+  int fd_;
+  termios saved_{};
+  bool active_ = false;
+};
+
 class LineReader {
  public:
   enum class Result { line, end_of_input, interrupted };
@@ -33,6 +53,9 @@ class LineReader {
   // `echo_fd`: where the prompt and the typed text go on a terminal.
   explicit LineReader(int fd = 0, int echo_fd = 1);
   bool is_terminal() const { return terminal_; }
+  int fd() const { return fd_; }
+  // Writes to the terminal the typed text goes to (nothing from a pipe).
+  void echo(const std::string& text) const;
 
   // The next line (without its newline). `interrupted`: Ctrl-C came with
   // `had_text` telling whether anything was typed (the text is dropped).
@@ -41,7 +64,6 @@ class LineReader {
  private:
   // The next byte of input; false at the end of input or on Ctrl-C (g_interrupted).
   bool next_byte(char& c);
-  void echo(const std::string& text) const;
   int fd_, echo_fd_;
   bool terminal_;
   std::string pending_;  // bytes read past the last line returned

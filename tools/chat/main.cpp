@@ -244,11 +244,19 @@ class Repl {
   template <class Fn>
   void turn(Fn&& fn) {
     reply_shown_ = false;
-    const TurnFigures f = fn();
+    TurnFigures f;
+    {
+      const RawTerminal quiet(input_.is_terminal() ? input_.fd() : -1);
+      f = fn();
+    }
     // Every reply ends a line on stdout, an empty one too: a script reading
     // the replies finds one per turn.
     if (f.answered && !reply_shown_) at_line_start_ = false;
-    if (f.interrupted && input_.is_terminal()) at_line_start_ = false;  // after the terminal's "^C"
+    if (f.interrupted && input_.is_terminal()) {
+      std::fflush(stdout);
+      input_.echo("^C");  // as a terminal shows it
+      at_line_start_ = false;
+    }
     end_line();
     if (f.interrupted) {
       status_.say(f.answered ? "interrupted: the reply so far is kept"
