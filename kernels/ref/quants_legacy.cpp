@@ -166,40 +166,22 @@ void fit_offset_block(const float* x, const float* weights, float& d, float& m, 
   for (size_t j = 0; j < QK; ++j) codes[j] = levels[j];
 }
 
-void quantize_block(const float* x, const float* weights, BlockQ4_0& out) {
+template <typename Block>
+void quantize_block(const float* x, const float* weights, Block& out) {
+  constexpr bool kOffset = std::is_same_v<Block, BlockQ4_1> || std::is_same_v<Block, BlockQ5_1>;
+  constexpr bool kFiveBits = std::is_same_v<Block, BlockQ5_0> || std::is_same_v<Block, BlockQ5_1>;
   float d;
   int codes[QK];
-  fit_symmetric_block<8>(x, weights, d, codes);
+  if constexpr (kOffset) {
+    float m;
+    fit_offset_block<kFiveBits ? 31 : 15>(x, weights, d, m, codes);
+    out.m = fp32_to_fp16(m);
+  } else {
+    fit_symmetric_block<kFiveBits ? 16 : 8>(x, weights, d, codes);
+  }
   out.d = fp32_to_fp16(d);
   pack_nibbles(codes, out.qs);
-}
-
-void quantize_block(const float* x, const float* weights, BlockQ5_0& out) {
-  float d;
-  int codes[QK];
-  fit_symmetric_block<16>(x, weights, d, codes);
-  out.d = fp32_to_fp16(d);
-  pack_nibbles(codes, out.qs);
-  pack_fifth_bits(codes, out.qh);
-}
-
-void quantize_block(const float* x, const float* weights, BlockQ4_1& out) {
-  float d, m;
-  int codes[QK];
-  fit_offset_block<15>(x, weights, d, m, codes);
-  out.d = fp32_to_fp16(d);
-  out.m = fp32_to_fp16(m);
-  pack_nibbles(codes, out.qs);
-}
-
-void quantize_block(const float* x, const float* weights, BlockQ5_1& out) {
-  float d, m;
-  int codes[QK];
-  fit_offset_block<31>(x, weights, d, m, codes);
-  out.d = fp32_to_fp16(d);
-  out.m = fp32_to_fp16(m);
-  pack_nibbles(codes, out.qs);
-  pack_fifth_bits(codes, out.qh);
+  if constexpr (kFiveBits) pack_fifth_bits(codes, out.qh);
 }
 
 template <typename Block>

@@ -124,7 +124,7 @@ TEST(Imatrix, ThreadCountChangesNothing) {
   TempDir dir("imatrix-threads");
   InReferenceDir here;
   for (size_t n : {1, 3}) {
-    tools::QuantizeOptions o = options("Q5_1", "imatrix.gguf", dir / ("t" + std::to_string(n) + ".gguf"));
+    tools::QuantizeOptions o = options("Q4_0", "imatrix.gguf", dir / ("t" + std::to_string(n) + ".gguf"));
     o.n_threads = n;
     tools::quantize_model(o);
   }
