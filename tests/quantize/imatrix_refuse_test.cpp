@@ -142,6 +142,13 @@ TEST_F(ImatrixRefuse, TruncatedFiles) {
   const std::string dat = (kReference / "imatrix.dat").string();
   expect_refused("Q4_K_M", truncated(dat, "cut.dat", 1000),
                  {"cut.dat", "reading the 256 values of entry 'blk.0.attn_k.weight' goes past the end of the file (1000 bytes)"});
+  // A damaged value count is named, not allocated.
+  const int32_t header[] = {1, 4, 0x64636261 /* "abcd" */, 1, 2000000000};
+  std::FILE* f = std::fopen((dir_ / "huge.dat").c_str(), "wb");
+  std::fwrite(header, sizeof header, 1, f);
+  std::fclose(f);
+  expect_refused("Q4_K_M", dir_ / "huge.dat",
+                 {"huge.dat", "reading the 2000000000 values of entry 'abcd' goes past the end of the file (20 bytes)"});
 }
 
 TEST_F(ImatrixRefuse, AnEntryOfTheWrongSize) {

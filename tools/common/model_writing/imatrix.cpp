@@ -106,12 +106,15 @@ class DatReader {
     return v;
   }
   void take(void* dst, size_t n, const std::string& what) {
+    check_remaining(n, what);
+    std::memcpy(dst, bytes_.data() + at_, n);
+    at_ += n;
+  }
+  void check_remaining(size_t n, const std::string& what) const {
     if (n > bytes_.size() - at_) {
       fail(path_, "not an importance matrix: not GGUF, and read as llama.cpp's legacy .dat format, reading " +
                       what + " goes past the end of the file (" + std::to_string(bytes_.size()) + " bytes)");
     }
-    std::memcpy(dst, bytes_.data() + at_, n);
-    at_ += n;
   }
   [[noreturn]] void bad(const std::string& what) const {
     fail(path_, "not an importance matrix: not GGUF, and read as llama.cpp's legacy .dat format, " + what);
@@ -139,9 +142,11 @@ Imatrix load_dat(const std::string& path, std::vector<char> bytes) {
     const int32_t ncall = r.i32("the call count of entry '" + name + "'");
     const int32_t nval = r.i32("the value count of entry '" + name + "'");
     if (nval < 1) r.bad("entry '" + name + "' has " + std::to_string(nval) + " values");
+    // Checked before allocating: a damaged count must not ask for gigabytes.
+    const std::string values_name = "the " + std::to_string(nval) + " values of entry '" + name + "'";
+    r.check_remaining(static_cast<size_t>(nval) * sizeof(float), values_name);
     std::vector<float> values(static_cast<size_t>(nval));
-    r.take(values.data(), values.size() * sizeof(float),
-           "the " + std::to_string(nval) + " values of entry '" + name + "'");
+    r.take(values.data(), values.size() * sizeof(float), values_name);
     if (ncall > 0) {
       for (float& v : values) v = v / static_cast<float>(ncall);
     }
