@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <sstream>
@@ -175,6 +176,48 @@ TEST_F(ImatrixRefuse, ANonFiniteValue) {
   entries_[3].sums[7] = std::numeric_limits<float>::infinity();
   const std::string path = write_imatrix("inf.gguf", entries_);
   expect_refused("Q4_K_M", path, {path, "entry 'blk.0.attn_output.weight': value 7 is not finite"});
+}
+
+// A 3-D tensor of experts is quantized with each expert's own row of the
+// matrix (llama-imatrix writes one per expert, each divided by its own count).
+TEST_F(ImatrixRefuse, ExpertsUseTheirOwnWeights) {
+  constexpr uint64_t kCols = 256, kRows = 4, kExperts = 2;
+  std::vector<float> w(kCols * kRows * kExperts);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = std::sin(0.37f * static_cast<float>(i)) * (1.0f + static_cast<float>(i % 7));
+  gguf::Writer model;
+  model.set_string("general.architecture", "llama");
+  model.set_u32("llama.block_count", 1);
+  model.set_u32("llama.expert_count", kExperts);
+  const std::vector<uint64_t> ne{kCols, kRows, kExperts};
+  model.add_tensor("blk.0.ffn_down_exps.weight", gguf::GgmlType::F32, ne,
+                   std::span(reinterpret_cast<const uint8_t*>(w.data()), w.size() * sizeof(float)));
+  model.write(dir_ / "experts-model.gguf");
+  Entry e{"blk.0.ffn_down_exps.weight", std::vector<float>(kCols * kExperts), {10.0f, 40.0f}};
+  for (size_t i = 0; i < e.sums.size(); ++i) e.sums[i] = i < kCols ? 1.0f + static_cast<float>(i % 5) : 100.0f / (1 + i % 3);
+  tools::QuantizeOptions o;
+  o.input = dir_ / "experts-model.gguf";
+  o.output = dir_ / "out.gguf";
+  o.type = "Q4_0";
+  o.pure = true;
+  o.imatrix = write_imatrix("experts.gguf", {e});
+  o.out = nullptr;
+  EXPECT_EQ(tools::quantize_model(o).n_imatrix_used, 1u);
+
+  const gguf::File out = gguf::File::open(o.output);
+  const gguf::TensorInfo& t = out.tensor("blk.0.ffn_down_exps.weight");
+  const size_t row_bytes = *gguf::row_bytes(gguf::GgmlType::Q4_0, kCols);
+  const auto* ops = kernels::ref::type_ops(gguf::GgmlType::Q4_0);
+  for (uint64_t expert = 0; expert < kExperts; ++expert) {
+    std::vector<float> weights(kCols);
+    for (size_t i = 0; i < kCols; ++i) weights[i] = e.sums[expert * kCols + i] / e.counts[expert];
+    for (uint64_t r = 0; r < kRows; ++r) {
+      const uint64_t row = expert * kRows + r;
+      std::vector<uint8_t> want(row_bytes);
+      ops->quantize_row_weighted(w.data() + row * kCols, want.data(), kCols, weights.data());
+      EXPECT_EQ(std::memcmp(out.tensor_data(t) + row * row_bytes, want.data(), row_bytes), 0)
+          << "expert " << expert << " row " << r;
+    }
+  }
 }
 
 // Q2_K_S's Q2_K tensors need a matrix, as in llama-quantize: refused without
