@@ -29,7 +29,9 @@ float symmetric_weight(const float* x, const float* weights, size_t i) {
 }
 
 void assign_symmetric_codes(const float* x, size_t n, float iscale, int nmax, int8_t* codes) {
-  for (size_t i = 0; i < n; ++i) codes[i] = static_cast<int8_t>(nmax + clamp(nearest_int(iscale * x[i]), -nmax, nmax - 1));
+  for (size_t i = 0; i < n; ++i) {
+    codes[i] = static_cast<int8_t>(nmax + clamp(nearest_int(iscale * x[i]), -nmax, nmax - 1));
+  }
 }
 
 // sum w*x*l and sum w*l*l for the codes l = round(iscale * x) clamped to

@@ -57,7 +57,9 @@ uint8_t nearest_code(float v) {
 // matrix qw * sqrt(sigma2 + x^2) with sigma2 twice the mean square of the
 // (super-)block.
 void block_weights(const float* x, const float* qw, float sigma2, float* weights) {
-  for (size_t j = 0; j < kBlock; ++j) weights[j] = qw != nullptr ? qw[j] * std::sqrt(sigma2 + x[j] * x[j]) : x[j] * x[j];
+  for (size_t j = 0; j < kBlock; ++j) {
+    weights[j] = qw != nullptr ? qw[j] * std::sqrt(sigma2 + x[j] * x[j]) : x[j] * x[j];
+  }
 }
 
 float twice_mean_square(const float* x, size_t n) {
@@ -173,7 +175,9 @@ void quantize_block(const float* x, const float* qw, BlockIQ4_XS& out) {
 template <size_t kSize, typename Block>
 void quantize_row(const float* x, void* dst, size_t k, const float* qw) {
   auto* blocks = static_cast<Block*>(dst);
-  for (size_t b = 0; b < k / kSize; ++b) quantize_block(x + b * kSize, qw != nullptr ? qw + b * kSize : nullptr, blocks[b]);
+  for (size_t b = 0; b < k / kSize; ++b) {
+    quantize_block(x + b * kSize, qw != nullptr ? qw + b * kSize : nullptr, blocks[b]);
+  }
 }
 
 }  // namespace
