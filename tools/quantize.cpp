@@ -3,6 +3,7 @@
 //
 //   quantize model-f16.gguf model-q4_k_m.gguf Q4_K_M
 //   quantize --dry-run model-f16.gguf Q4_0
+//   quantize --imatrix imatrix.gguf model-f16.gguf model-iq4_xs.gguf IQ4_XS
 #include <unistd.h>
 
 #include <cstdio>
@@ -25,10 +26,13 @@ void usage(FILE* out) {
                "  Q4_K_M, Q5_K_M  llama.cpp's mixes: Q6_K for the LM head and for attn_v and ffn_down of some layers\n"
                "  Q2_K, Q3_K_S, Q3_K_M, Q3_K_L, IQ4_NL, IQ4_XS  llama.cpp's mixes of those names (Q3_K, Q4_K, Q5_K\n"
                "                  for attn_v, attn_output, ffn_down by layer; see docs or llama-quantize)\n"
+               "  Q2_K_S          llama.cpp's smaller Q2_K mix: needs --imatrix (unusable without, as in llama-quantize)\n"
                "  others          that type for every 2-D weight, except a Q6_K LM head (unless --pure)\n"
                "  norms, biases and other 1-D tensors keep their type; inputs are F32, F16 or BF16\n"
                "options:\n"
                "      --pure              every 2-D weight in TYPE, LM head included (llama-quantize --pure)\n"
+               "      --imatrix FILE      importance matrix from llama.cpp's llama-imatrix (GGUF or legacy .dat):\n"
+               "                          the quantizers weight each column by it, as llama-quantize --imatrix\n"
                "      --dry-run           print the plan (type and size per tensor, totals); write nothing\n"
                "      --allow-requantize  accept already-quantized input tensors (the errors add up)\n"
                "  -t, --threads N         threads (default: one per big core)\n"
@@ -57,6 +61,8 @@ tools::QuantizeOptions parse(int argc, char** argv) {
     } else if (a.option({"-t", "--threads"}, n)) {
       if (n < 0 || n > 1024) throw tools::ArgError("-t must be between 0 and 1024");
       o.n_threads = static_cast<size_t>(n);
+    } else if (std::string f; a.option({"--imatrix"}, f)) {
+      o.imatrix = f;
     } else if (std::string m; a.option({"-m", "--model"}, m)) {
       if (!o.input.empty()) throw tools::ArgError("more than one -m given ('" + o.input + "', '" + m + "')");
       o.input = m;

@@ -1,7 +1,7 @@
 // Building blocks the reference quantizers share (quants_k.cpp for Q4_K /
-// Q5_K, quants_k_low.cpp for Q2_K / Q3_K, quants_iq.cpp): ggml's rounding rule,
-// its asymmetric least-squares fit, and the loops over a row's blocks.
-// Internal to kernels/ref.
+// Q5_K / Q6_K, quants_k_low.cpp for Q2_K / Q3_K, quants_legacy.cpp,
+// quants_iq.cpp): ggml's rounding rule, its fits (quant_fit.cpp), and the loops
+// over a row's blocks. Internal to kernels/ref.
 #pragma once
 
 #include <algorithm>
@@ -52,13 +52,34 @@ struct StepGrid {
 // weighted absolute error (Q2_K).
 enum class FitError { squared, absolute };
 
-// Fits x ~ scale * code + min (min <= 0, codes 0..nmax) for one sub-block of n
-// elements (ggml's make_qkx2_quants). Returns the scale and stores -min in
+// The most elements one fit takes (a 32-element block).
+inline constexpr size_t kMaxFitElements = 32;
+
+// The step grid of ggml's make_qkx3_quants, the asymmetric fit under an
+// importance matrix (Q2_K, Q4_K, Q5_K, Q4_1, Q5_1).
+inline constexpr StepGrid kWeightedGrid{-0.9f, 0.05f, 36};
+
+// Fits x ~ scale * code + min (min <= 0, codes 0..nmax) for one sub-block of
+// n <= kMaxFitElements elements (ggml's make_qkx2_quants, and make_qkx3_quants
+// with weights and FitError::squared). Returns the scale and stores -min in
 // `negated_min`. Each candidate step size gets the closed-form weighted
 // least-squares scale and min for its codes; the best one wins, and a win also
 // moves the origin used by the following candidates, as in ggml.
 float fit_offset_codes(const float* x, const float* weights, size_t n, int nmax, StepGrid grid, FitError error,
                        uint8_t* codes, float& negated_min);
+
+// Fits x ~ scale * (code - nmax), codes 0..2*nmax-1, for n <= kMaxFitElements
+// elements (ggml's make_qx_quants with rmse_type 1): starts from the step that
+// maps the largest |x| onto -nmax, then tries 18 nearby steps, keeping the one
+// with the best weighted least-squares fit. weights nullptr: x^2. Returns the
+// (signed) scale.
+float fit_symmetric_codes(const float* x, const float* weights, size_t n, int nmax, int8_t* codes);
+
+// Fits non-negative values x ~ scale * code, codes 0..nmax, for n <=
+// kMaxFitElements values under weights (ggml's make_qp_quants): the sub-block
+// scales and mins of Q2_K, Q4_K and Q5_K under an importance matrix. Returns
+// the scale.
+float fit_positive_codes(const float* x, const float* weights, size_t n, int nmax, uint8_t* codes);
 
 // The row loops: k / kBlock blocks, one call per block; dots add the blocks'
 // float results in order.

@@ -19,6 +19,13 @@
 
 namespace kernels::ref {
 
+// Quantization under an importance matrix (llama-quantize --imatrix):
+// quantize_row_*_weighted(x, dst, k, qw) is bit-exact with ggml's
+// quantize_<type> given quant_weights, qw holding one non-negative weight per
+// element of the row (the mean squared activation of that input column).
+// Where ggml's quantizer ignores the weights (Q8_0, the float types) there is
+// none.
+
 // Float rows (quants_float.cpp). Dot format F32; products and the running sum
 // are double, rounded to float once at the end, so the result is the float
 // nearest to the exact sum for all but pathological cancellations.
@@ -39,6 +46,10 @@ void quantize_row_q5_0(const float* x, void* dst, size_t k);
 void quantize_row_q5_1(const float* x, void* dst, size_t k);
 void quantize_row_q8_0(const float* x, void* dst, size_t k);
 void quantize_row_q8_1(const float* x, void* dst, size_t k);
+void quantize_row_q4_0_weighted(const float* x, void* dst, size_t k, const float* qw);
+void quantize_row_q4_1_weighted(const float* x, void* dst, size_t k, const float* qw);
+void quantize_row_q5_0_weighted(const float* x, void* dst, size_t k, const float* qw);
+void quantize_row_q5_1_weighted(const float* x, void* dst, size_t k, const float* qw);
 void dequantize_row_q4_0(const void* src, float* y, size_t k);
 void dequantize_row_q4_1(const void* src, float* y, size_t k);
 void dequantize_row_q5_0(const void* src, float* y, size_t k);
@@ -56,6 +67,9 @@ void quantize_row_q4_k(const float* x, void* dst, size_t k);
 void quantize_row_q5_k(const float* x, void* dst, size_t k);
 void quantize_row_q6_k(const float* x, void* dst, size_t k);
 void quantize_row_q8_k(const float* x, void* dst, size_t k);
+void quantize_row_q4_k_weighted(const float* x, void* dst, size_t k, const float* qw);
+void quantize_row_q5_k_weighted(const float* x, void* dst, size_t k, const float* qw);
+void quantize_row_q6_k_weighted(const float* x, void* dst, size_t k, const float* qw);
 void dequantize_row_q4_k(const void* src, float* y, size_t k);
 void dequantize_row_q5_k(const void* src, float* y, size_t k);
 void dequantize_row_q6_k(const void* src, float* y, size_t k);
@@ -67,6 +81,8 @@ float vec_dot_q6_k_q8_k(size_t k, const void* w, const void* a);
 // K super-blocks of 256 with 16-element sub-blocks (quants_k_low.cpp).
 void quantize_row_q2_k(const float* x, void* dst, size_t k);
 void quantize_row_q3_k(const float* x, void* dst, size_t k);
+void quantize_row_q2_k_weighted(const float* x, void* dst, size_t k, const float* qw);
+void quantize_row_q3_k_weighted(const float* x, void* dst, size_t k, const float* qw);
 void dequantize_row_q2_k(const void* src, float* y, size_t k);
 void dequantize_row_q3_k(const void* src, float* y, size_t k);
 float vec_dot_q2_k_q8_k(size_t k, const void* w, const void* a);
@@ -77,6 +93,8 @@ float vec_dot_q3_k_q8_k(size_t k, const void* w, const void* a);
 // not their *_ref twins: see quants_iq.cpp).
 void quantize_row_iq4_nl(const float* x, void* dst, size_t k);
 void quantize_row_iq4_xs(const float* x, void* dst, size_t k);
+void quantize_row_iq4_nl_weighted(const float* x, void* dst, size_t k, const float* qw);
+void quantize_row_iq4_xs_weighted(const float* x, void* dst, size_t k, const float* qw);
 void dequantize_row_iq4_nl(const void* src, float* y, size_t k);
 void dequantize_row_iq4_xs(const void* src, float* y, size_t k);
 float vec_dot_iq4_nl_q8_0(size_t k, const void* w, const void* a);

@@ -5,7 +5,9 @@
 // Quantization reproduces what llama-quantize writes without an importance
 // matrix: ggml's quantize_iq4_nl / quantize_iq4_xs with no quant_weights, i.e.
 // quantize_row_iq4_nl_impl with weights x^2 and 7 extra tries either side of
-// the starting step (not quantize_row_iq4_nl_ref, which tries none). Per
+// the starting step (not quantize_row_iq4_nl_ref, which tries none). The
+// *_weighted quantizers are the same function with quant_weights, what
+// llama-quantize writes with an importance matrix (block_weights). Per
 // 32-element block: start from the step that maps the largest |x| onto the
 // code book's -127, pick the nearest code of each element, fit the scale by
 // weighted least squares, and keep the best of the 15 steps (itry - 127) / max.
@@ -51,21 +53,37 @@ uint8_t nearest_code(float v) {
   return static_cast<uint8_t>(v - kIQ4Values[hi - 1] < kIQ4Values[hi] - v ? hi - 1 : hi);
 }
 
-// sum w*q*x and sum w*q*q (w = x^2, q the value of x's nearest code at the
-// inverse step `iscale`).
-void fit_sums(const float* x, float iscale, float& sum_qx, float& sum_q2) {
+// The weights of one 32-element block's fit: x^2, or under an importance
+// matrix qw * sqrt(sigma2 + x^2) with sigma2 twice the mean square of the
+// (super-)block.
+void block_weights(const float* x, const float* qw, float sigma2, float* weights) {
+  for (size_t j = 0; j < kBlock; ++j) {
+    weights[j] = qw != nullptr ? qw[j] * std::sqrt(sigma2 + x[j] * x[j]) : x[j] * x[j];
+  }
+}
+
+float twice_mean_square(const float* x, size_t n) {
+  float sigma2 = 0;
+  for (size_t j = 0; j < n; ++j) sigma2 += x[j] * x[j];
+  sigma2 *= 2.f / static_cast<float>(n);
+  return sigma2;
+}
+
+// sum w*q*x and sum w*q*q (q the value of x's nearest code at the inverse step
+// `iscale`).
+void fit_sums(const float* x, const float* weights, float iscale, float& sum_qx, float& sum_q2) {
   sum_qx = 0;
   sum_q2 = 0;
   for (size_t j = 0; j < kBlock; ++j) {
     const float q = kIQ4Values[nearest_code(iscale * x[j])];
-    const float w = x[j] * x[j];
+    const float w = weights[j];
     sum_qx += w * q * x[j];
     sum_q2 += w * q * q;
   }
 }
 
 // The least-squares scale of one 32-element block, 0 for an all-zero block.
-float fit_block_scale(const float* x) {
+float fit_block_scale(const float* x, const float* weights) {
   float abs_max = 0, max = 0;
   for (size_t j = 0; j < kBlock; ++j) {
     if (std::fabs(x[j]) > abs_max) {
@@ -75,11 +93,11 @@ float fit_block_scale(const float* x) {
   }
   if (abs_max < detail::kGroupMaxEps) return 0;
   float sum_qx, sum_q2;
-  fit_sums(x, 1 / (-max / kIQ4Values[0]), sum_qx, sum_q2);
+  fit_sums(x, weights, 1 / (-max / kIQ4Values[0]), sum_qx, sum_q2);
   float d = sum_q2 > 0 ? sum_qx / sum_q2 : 0.f;
   float best = d * sum_qx;
   for (int t = -kTries; t <= kTries; ++t) {
-    fit_sums(x, static_cast<float>(t + kIQ4Values[0]) / max, sum_qx, sum_q2);
+    fit_sums(x, weights, static_cast<float>(t + kIQ4Values[0]) / max, sum_qx, sum_q2);
     if (sum_q2 > 0 && sum_qx * sum_qx > best * sum_q2) {
       d = sum_qx / sum_q2;
       best = d * sum_qx;
@@ -112,20 +130,25 @@ void dequantize_codes(const uint8_t* qs, float d, float* y) {
 
 // ------------------------------------------------------------------ IQ4_NL
 
-void quantize_block(const float* x, BlockIQ4_NL& out) {
-  const float scale = fit_block_scale(x);
+void quantize_block(const float* x, const float* qw, BlockIQ4_NL& out) {
+  float weights[kBlock];
+  block_weights(x, qw, qw != nullptr ? twice_mean_square(x, kBlock) : 0.f, weights);
+  const float scale = fit_block_scale(x, weights);
   out.d = fp32_to_fp16(scale);
   pack_codes(x, scale != 0 ? 1 / scale : 0.f, out.qs);
 }
 
 // ------------------------------------------------------------------ IQ4_XS
 
-void quantize_block(const float* x, BlockIQ4_XS& out) {
+void quantize_block(const float* x, const float* qw, BlockIQ4_XS& out) {
   constexpr size_t kSubBlocks = QK_K / kBlock;
+  const float sigma2 = qw != nullptr ? twice_mean_square(x, QK_K) : 0.f;
   float scales[kSubBlocks];
   float max_scale = 0, abs_max_scale = 0;
   for (size_t j = 0; j < kSubBlocks; ++j) {
-    scales[j] = fit_block_scale(x + kBlock * j);
+    float weights[kBlock];
+    block_weights(x + kBlock * j, qw != nullptr ? qw + kBlock * j : nullptr, sigma2, weights);
+    scales[j] = fit_block_scale(x + kBlock * j, weights);
     if (std::fabs(scales[j]) > abs_max_scale) {
       abs_max_scale = std::fabs(scales[j]);
       max_scale = scales[j];
@@ -148,14 +171,24 @@ void quantize_block(const float* x, BlockIQ4_XS& out) {
   }
 }
 
-}  // namespace
-
-void quantize_row_iq4_nl(const float* x, void* dst, size_t k) {
-  detail::quantize_blocks<kBlock>(x, static_cast<BlockIQ4_NL*>(dst), k, quantize_block);
+// qw: the row's importance weights or nullptr.
+template <size_t kSize, typename Block>
+void quantize_row(const float* x, void* dst, size_t k, const float* qw) {
+  auto* blocks = static_cast<Block*>(dst);
+  for (size_t b = 0; b < k / kSize; ++b) {
+    quantize_block(x + b * kSize, qw != nullptr ? qw + b * kSize : nullptr, blocks[b]);
+  }
 }
 
-void quantize_row_iq4_xs(const float* x, void* dst, size_t k) {
-  detail::quantize_blocks<QK_K>(x, static_cast<BlockIQ4_XS*>(dst), k, quantize_block);
+}  // namespace
+
+void quantize_row_iq4_nl(const float* x, void* dst, size_t k) { quantize_row<kBlock, BlockIQ4_NL>(x, dst, k, nullptr); }
+void quantize_row_iq4_xs(const float* x, void* dst, size_t k) { quantize_row<QK_K, BlockIQ4_XS>(x, dst, k, nullptr); }
+void quantize_row_iq4_nl_weighted(const float* x, void* dst, size_t k, const float* qw) {
+  quantize_row<kBlock, BlockIQ4_NL>(x, dst, k, qw);
+}
+void quantize_row_iq4_xs_weighted(const float* x, void* dst, size_t k, const float* qw) {
+  quantize_row<QK_K, BlockIQ4_XS>(x, dst, k, qw);
 }
 
 void dequantize_row_iq4_nl(const void* src, float* y, size_t k) {

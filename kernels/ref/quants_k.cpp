@@ -10,6 +10,9 @@
 // - Q6_K fits each 16-element sub-block symmetrically (ggml's make_qx_quants
 //   with weights x^2), quantizes the 16 scales to int8 against the largest
 //   one, then requantizes with the stored scales.
+// The *_weighted quantizers reproduce ggml's quantize_row_{q4,q5,q6}_K_impl,
+// what llama-quantize writes with an importance matrix (see
+// quantize_offset_super_block and the Q6_K quantize_block).
 // Every float operation below is in ggml's order: the reference files were
 // written by that code, and one flipped rounding changes a code.
 //
@@ -55,78 +58,6 @@ void fit_weights(const float* x, float* weights) {
   for (size_t i = 0; i < kSub; ++i) weights[i] = rms + std::fabs(x[i]);
 }
 
-void assign_offset_codes(const float* x, size_t n, float iscale, float min, int nmax, uint8_t* codes) {
-  for (size_t i = 0; i < n; ++i) codes[i] = static_cast<uint8_t>(clamp(nearest_int(iscale * (x[i] - min)), 0, nmax));
-}
-
-float weighted_error(const float* x, const float* weights, size_t n, const uint8_t* codes, float scale, float min,
-                     FitError kind) {
-  float error = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const float diff = scale * codes[i] + min - x[i];
-    error += weights[i] * (kind == FitError::squared ? diff * diff : std::fabs(diff));
-  }
-  return error;
-}
-
-}  // namespace
-
-float detail::fit_offset_codes(const float* x, const float* weights, size_t n, int nmax, StepGrid grid,
-                               FitError error_kind, uint8_t* codes, float& negated_min) {
-  float min = x[0];
-  float max = x[0];
-  float sum_w = weights[0];
-  float sum_x = sum_w * x[0];
-  for (size_t i = 1; i < n; ++i) {
-    if (x[i] < min) min = x[i];
-    if (x[i] > max) max = x[i];
-    sum_w += weights[i];
-    sum_x += weights[i] * x[i];
-  }
-  if (min > 0) min = 0;
-  if (max == min) {
-    std::fill(codes, codes + n, uint8_t{0});
-    negated_min = -min;
-    return 0.0f;
-  }
-  const float first_iscale = static_cast<float>(nmax) / (max - min);
-  float scale = 1 / first_iscale;
-  assign_offset_codes(x, n, first_iscale, min, nmax, codes);
-  float best_error = weighted_error(x, weights, n, codes, scale, min, error_kind);
-
-  uint8_t trial[kSub];
-  for (int step = 0; step <= grid.steps; ++step) {
-    const float iscale = (grid.rmin + grid.rdelta * static_cast<float>(step) + static_cast<float>(nmax)) / (max - min);
-    assign_offset_codes(x, n, iscale, min, nmax, trial);
-    float sum_l = 0, sum_l2 = 0, sum_xl = 0;
-    for (size_t i = 0; i < n; ++i) {
-      const float wl = weights[i] * static_cast<float>(trial[i]);
-      sum_l += wl;
-      sum_l2 += wl * static_cast<float>(trial[i]);
-      sum_xl += wl * x[i];
-    }
-    const float det = sum_w * sum_l2 - sum_l * sum_l;
-    if (!(det > 0)) continue;
-    float trial_scale = (sum_w * sum_xl - sum_x * sum_l) / det;
-    float trial_min = (sum_l2 * sum_x - sum_l * sum_xl) / det;
-    if (trial_min > 0) {  // the origin must stay at or below zero
-      trial_min = 0;
-      trial_scale = sum_xl / sum_l2;
-    }
-    const float error = weighted_error(x, weights, n, trial, trial_scale, trial_min, error_kind);
-    if (error < best_error) {
-      std::copy(trial, trial + n, codes);
-      best_error = error;
-      scale = trial_scale;
-      min = trial_min;
-    }
-  }
-  negated_min = -min;
-  return scale;
-}
-
-namespace {
-
 // 6-bit code of a sub-block scale or min relative to the block's largest.
 // The cast to uint8_t before the clamp is ggml's (it matters only for a
 // negative input, which the fit does not produce).
@@ -142,8 +73,30 @@ void pack_k_scales(const uint8_t* sc, const uint8_t* m, uint8_t* scales) {
   }
 }
 
+// Stores the header of a Q4_K or Q5_K block (6-bit sub-block scales sc and
+// mins m, super-block d and dmin), then requantizes every element against the
+// scales as stored. A sub-block whose stored scale is zero keeps the codes of
+// its fit (they multiply zero anyway).
+template <typename Block>
+void store_offset_header(const float* x, int nmax, const uint8_t* sc, const uint8_t* m, float d_block,
+                         float dmin_block, uint8_t* codes, Block& out) {
+  pack_k_scales(sc, m, out.scales);
+  out.d = fp32_to_fp16(d_block);
+  out.dmin = fp32_to_fp16(dmin_block);
+  const float d_all = fp16_to_fp32(out.d);
+  const float dmin_all = fp16_to_fp32(out.dmin);
+  for (size_t j = 0; j < kKSubBlocks; ++j) {
+    const float d = d_all * sc[j];
+    if (d == 0) continue;
+    const float dm = dmin_all * m[j];
+    for (size_t i = kSub * j; i < kSub * (j + 1); ++i) {
+      codes[i] = static_cast<uint8_t>(clamp(nearest_int((x[i] + dm) / d), 0, nmax));
+    }
+  }
+}
+
 // Quantizes one super-block to codes 0..nmax and fills the header of a Q4_K or
-// Q5_K block (d, dmin, scales).
+// Q5_K block (d, dmin, scales): ggml's quantize_row_q{4,5}_K_ref.
 template <typename Block>
 void quantize_offset_super_block(const float* x, int nmax, StepGrid grid, uint8_t* codes, Block& out) {
   float scales[kKSubBlocks];
@@ -167,36 +120,48 @@ void quantize_offset_super_block(const float* x, int nmax, StepGrid grid, uint8_
     sc[j] = six_bit_code(inverse_scale_step, scales[j]);
     m[j] = six_bit_code(inverse_min_step, mins[j]);
   }
-  pack_k_scales(sc, m, out.scales);
-  out.d = fp32_to_fp16(max_scale / 63.f);
-  out.dmin = fp32_to_fp16(max_min / 63.f);
-
-  // Requantize against the scales as stored. A sub-block whose stored scale is
-  // zero keeps the codes of its fit (they multiply zero anyway).
-  const float d_all = fp16_to_fp32(out.d);
-  const float dmin_all = fp16_to_fp32(out.dmin);
-  for (size_t j = 0; j < kKSubBlocks; ++j) {
-    const float d = d_all * sc[j];
-    if (d == 0) continue;
-    const float dm = dmin_all * m[j];
-    for (size_t i = kSub * j; i < kSub * (j + 1); ++i) {
-      codes[i] = static_cast<uint8_t>(clamp(nearest_int((x[i] + dm) / d), 0, nmax));
-    }
-  }
+  store_offset_header(x, nmax, sc, m, max_scale / 63.f, max_min / 63.f, codes, out);
 }
 
-void quantize_block(const float* x, BlockQ4_K& out) {
-  uint8_t codes[QK_K];
-  quantize_offset_super_block(x, 15, kQ4KGrid, codes, out);
+// The same under an importance matrix qw (ggml's quantize_row_q{4,5}_K_impl):
+// element weights qw * sqrt(sigma2 + x^2) with sigma2 twice the super-block's
+// mean square, the make_qkx3 grid, and the 8 scales and 8 mins fitted to 6 bits
+// by least squares weighted by each sub-block's total weight.
+template <typename Block>
+void quantize_offset_super_block(const float* x, const float* qw, int nmax, uint8_t* codes, Block& out) {
+  float sum_x2 = 0;
+  for (size_t i = 0; i < QK_K; ++i) sum_x2 += x[i] * x[i];
+  const float sigma2 = 2 * sum_x2 / static_cast<float>(QK_K);
+  float scales[kKSubBlocks];
+  float mins[kKSubBlocks];
+  float sub_weights[kKSubBlocks];
+  for (size_t j = 0; j < kKSubBlocks; ++j) {
+    float weights[kSub];
+    float sum_w = 0;
+    for (size_t i = 0; i < kSub; ++i) {
+      const float xi = x[kSub * j + i];
+      weights[i] = qw[kSub * j + i] * std::sqrt(sigma2 + xi * xi);
+    }
+    for (size_t i = 0; i < kSub; ++i) sum_w += weights[i];
+    sub_weights[j] = sum_w;
+    scales[j] = detail::fit_offset_codes(x + kSub * j, weights, kSub, nmax, detail::kWeightedGrid, FitError::squared,
+                                         codes + kSub * j, mins[j]);
+  }
+  uint8_t sc[kKSubBlocks];
+  uint8_t m[kKSubBlocks];
+  const float d_block = detail::fit_positive_codes(scales, sub_weights, kKSubBlocks, 63, sc);
+  const float dmin_block = detail::fit_positive_codes(mins, sub_weights, kKSubBlocks, 63, m);
+  store_offset_header(x, nmax, sc, m, d_block, dmin_block, codes, out);
+}
+
+void pack_codes(const uint8_t* codes, BlockQ4_K& out) {
   for (size_t c = 0; c < QK_K / kChunk; ++c) {
     const uint8_t* chunk = codes + kChunk * c;
     for (size_t l = 0; l < kSub; ++l) out.qs[kSub * c + l] = static_cast<uint8_t>(chunk[l] | (chunk[l + kSub] << 4));
   }
 }
 
-void quantize_block(const float* x, BlockQ5_K& out) {
-  uint8_t codes[QK_K];
-  quantize_offset_super_block(x, 31, kQ5KGrid, codes, out);
+void pack_codes(const uint8_t* codes, BlockQ5_K& out) {
   std::memset(out.qh, 0, sizeof out.qh);
   for (size_t c = 0; c < QK_K / kChunk; ++c) {
     const uint8_t* chunk = codes + kChunk * c;
@@ -205,6 +170,21 @@ void quantize_block(const float* x, BlockQ5_K& out) {
       out.qh[l] |= static_cast<uint8_t>(((chunk[l] >> 4) << (2 * c)) | ((chunk[l + kSub] >> 4) << (2 * c + 1)));
     }
   }
+}
+
+template <typename Block>
+constexpr int kOffsetMax = std::is_same_v<Block, BlockQ4_K> ? 15 : 31;
+
+template <typename Block>
+void quantize_offset_block(const float* x, const float* qw, Block& out) {
+  uint8_t codes[QK_K];
+  if (qw != nullptr) {
+    quantize_offset_super_block(x, qw, kOffsetMax<Block>, codes, out);
+  } else {
+    quantize_offset_super_block(x, kOffsetMax<Block>, std::is_same_v<Block, BlockQ4_K> ? kQ4KGrid : kQ5KGrid, codes,
+                                out);
+  }
+  pack_codes(codes, out);
 }
 
 // Codes 0..15 (Q4_K) or 0..31 (Q5_K) of a super-block, in element order.
@@ -263,66 +243,17 @@ float dot_offset_block(const Block& w, const BlockQ8_K& a) {
 
 // ---------------------------------------------------------------------- Q6_K
 
-void assign_symmetric_codes(const float* x, float iscale, int nmax, int8_t* codes) {
-  for (size_t i = 0; i < kSub6; ++i) codes[i] = static_cast<int8_t>(nmax + clamp(nearest_int(iscale * x[i]), -nmax, nmax - 1));
-}
-
-// sum w*x*l and sum w*l*l over the sub-block with weights w = x^2, for the
-// codes l = round(iscale * x) clamped to -nmax..nmax-1.
-void symmetric_sums(const float* x, float iscale, int nmax, float& sum_lx, float& sum_l2) {
-  sum_lx = 0;
-  sum_l2 = 0;
-  for (size_t i = 0; i < kSub6; ++i) {
-    const float l = static_cast<float>(clamp(nearest_int(iscale * x[i]), -nmax, nmax - 1));
-    const float w = x[i] * x[i];
-    sum_lx += w * x[i] * l;
-    sum_l2 += w * l * l;
-  }
-}
-
-// Fits x ~ scale * (code - nmax) for one 16-element sub-block (ggml's
-// make_qx_quants with rmse_type 1): starts from the step that maps the largest
-// |x| onto -nmax, then tries 18 nearby steps, keeping the one with the best
-// x^2-weighted least-squares fit. Returns the (signed) scale.
-float fit_symmetric_codes(const float* x, int nmax, int8_t* codes) {
-  float max = 0;
-  float abs_max = 0;
-  for (size_t i = 0; i < kSub6; ++i) {
-    if (std::fabs(x[i]) > abs_max) {
-      abs_max = std::fabs(x[i]);
-      max = x[i];
-    }
-  }
-  if (abs_max < kGroupMaxEps) {
-    std::fill(codes, codes + kSub6, int8_t{0});
-    return 0.0f;
-  }
-  float iscale = static_cast<float>(-nmax) / max;
-  assign_symmetric_codes(x, iscale, nmax, codes);
-  float sum_lx, sum_l2;
-  symmetric_sums(x, iscale, nmax, sum_lx, sum_l2);
-  float scale = sum_l2 != 0 ? sum_lx / sum_l2 : 0.0f;
-  float best = scale * sum_lx;
-  for (int step = -9; step <= 9; ++step) {
-    if (step == 0) continue;
-    iscale = -(static_cast<float>(nmax) + 0.1f * static_cast<float>(step)) / max;
-    symmetric_sums(x, iscale, nmax, sum_lx, sum_l2);
-    if (sum_l2 > 0 && sum_lx * sum_lx > best * sum_l2) {
-      assign_symmetric_codes(x, iscale, nmax, codes);
-      scale = sum_lx / sum_l2;
-      best = scale * sum_lx;
-    }
-  }
-  return scale;
-}
-
-void quantize_block(const float* x, BlockQ6_K& out) {
+// ggml's quantize_row_q6_K_ref (qw nullptr: weights x^2) and, under an
+// importance matrix, quantize_row_q6_K_impl (the sub-block fits weighted by qw
+// itself).
+void quantize_block(const float* x, const float* qw, BlockQ6_K& out) {
   int8_t codes[QK_K];  // 0..63
   float scales[QK_K / kSub6];
   float max_scale = 0;
   float max_abs_scale = 0;
   for (size_t j = 0; j < QK_K / kSub6; ++j) {
-    scales[j] = fit_symmetric_codes(x + kSub6 * j, 32, codes + kSub6 * j);
+    scales[j] = detail::fit_symmetric_codes(x + kSub6 * j, qw != nullptr ? qw + kSub6 * j : nullptr, kSub6, 32,
+                                            codes + kSub6 * j);
     if (std::fabs(scales[j]) > max_abs_scale) {
       max_abs_scale = std::fabs(scales[j]);
       max_scale = scales[j];
@@ -424,10 +355,18 @@ void quantize_block(const float* x, BlockQ8_K& out) {
 
 // ------------------------------------------------------------------ rows
 
+// qw: the row's importance weights (k of them) or nullptr.
 template <typename Block>
-void quantize_row(const float* x, void* dst, size_t k) {
+void quantize_row(const float* x, void* dst, size_t k, const float* qw) {
   auto* blocks = static_cast<Block*>(dst);
-  for (size_t b = 0; b < k / QK_K; ++b) quantize_block(x + b * QK_K, blocks[b]);
+  for (size_t b = 0; b < k / QK_K; ++b) {
+    const float* block_qw = qw != nullptr ? qw + b * QK_K : nullptr;
+    if constexpr (std::is_same_v<Block, BlockQ6_K>) {
+      quantize_block(x + b * QK_K, block_qw, blocks[b]);
+    } else {
+      quantize_offset_block(x + b * QK_K, block_qw, blocks[b]);
+    }
+  }
 }
 
 template <typename Block>
@@ -447,10 +386,22 @@ float dot_row(size_t k, const void* w, const void* a) {
 
 }  // namespace
 
-void quantize_row_q4_k(const float* x, void* dst, size_t k) { quantize_row<BlockQ4_K>(x, dst, k); }
-void quantize_row_q5_k(const float* x, void* dst, size_t k) { quantize_row<BlockQ5_K>(x, dst, k); }
-void quantize_row_q6_k(const float* x, void* dst, size_t k) { quantize_row<BlockQ6_K>(x, dst, k); }
-void quantize_row_q8_k(const float* x, void* dst, size_t k) { quantize_row<BlockQ8_K>(x, dst, k); }
+void quantize_row_q4_k(const float* x, void* dst, size_t k) { quantize_row<BlockQ4_K>(x, dst, k, nullptr); }
+void quantize_row_q5_k(const float* x, void* dst, size_t k) { quantize_row<BlockQ5_K>(x, dst, k, nullptr); }
+void quantize_row_q6_k(const float* x, void* dst, size_t k) { quantize_row<BlockQ6_K>(x, dst, k, nullptr); }
+void quantize_row_q8_k(const float* x, void* dst, size_t k) {
+  auto* blocks = static_cast<BlockQ8_K*>(dst);
+  for (size_t b = 0; b < k / QK_K; ++b) quantize_block(x + b * QK_K, blocks[b]);
+}
+void quantize_row_q4_k_weighted(const float* x, void* dst, size_t k, const float* qw) {
+  quantize_row<BlockQ4_K>(x, dst, k, qw);
+}
+void quantize_row_q5_k_weighted(const float* x, void* dst, size_t k, const float* qw) {
+  quantize_row<BlockQ5_K>(x, dst, k, qw);
+}
+void quantize_row_q6_k_weighted(const float* x, void* dst, size_t k, const float* qw) {
+  quantize_row<BlockQ6_K>(x, dst, k, qw);
+}
 
 void dequantize_row_q4_k(const void* src, float* y, size_t k) {
   const auto* blocks = static_cast<const BlockQ4_K*>(src);

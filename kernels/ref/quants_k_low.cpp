@@ -10,6 +10,8 @@
 //   start from the step mapping the largest |x| onto -4, then up to 5 passes of
 //   moving single codes while the x^2-weighted fit improves), quantizes the
 //   16 scales to 6 bits against the largest, then requantizes.
+// The *_weighted quantizers reproduce quantize_row_q2_K_impl / q3_K_impl, what
+// llama-quantize writes with an importance matrix.
 // Float operations are in ggml's order; one flipped rounding changes a code.
 //
 // Dot products: per super-block the integer sums are exact (int32), each
@@ -54,6 +56,38 @@ uint8_t two_bit_code(const uint8_t* qs, size_t e) {
 constexpr detail::StepGrid kQ2KGrid{-0.5f, 0.1f, 15};
 constexpr float kQ2KLevels = 15.f;  // 4-bit scales and mins
 
+// The element weights of one sub-block under an importance matrix,
+// qw * sqrt(sigma2 + x^2) (ggml's *_impl quantizers), for each sub-block in
+// turn: fit(j, weights) runs with them, and sub_weights[j] gets their sum.
+template <typename Fit>
+void sub_weight_fits(const float* x, const float* qw, float sigma2, float* sub_weights, Fit&& fit) {
+  for (size_t j = 0; j < kSubBlocks; ++j) {
+    float weights[kSub];
+    for (size_t i = 0; i < kSub; ++i) {
+      const float xi = x[kSub * j + i];
+      weights[i] = qw[kSub * j + i] * std::sqrt(sigma2 + xi * xi);
+    }
+    float sum = 0;
+    for (size_t i = 0; i < kSub; ++i) sum += weights[i];
+    sub_weights[j] = sum;
+    fit(j, weights);
+  }
+}
+
+// Requantizes against the stored scales and packs; a sub-block whose stored
+// scale is zero keeps the codes of its fit, as in ggml.
+void requantize_and_pack(const float* x, uint8_t* codes, BlockQ2_K& out) {
+  for (size_t j = 0; j < kSubBlocks; ++j) {
+    const float d = fp16_to_fp32(out.d) * static_cast<float>(out.scales[j] & 0xF);
+    if (d == 0) continue;
+    const float dm = fp16_to_fp32(out.dmin) * static_cast<float>(out.scales[j] >> 4);
+    for (size_t i = kSub * j; i < kSub * (j + 1); ++i) {
+      codes[i] = static_cast<uint8_t>(clamp(nearest_int((x[i] + dm) / d), 0, 3));
+    }
+  }
+  pack_two_bit(codes, out.qs);
+}
+
 void quantize_block(const float* x, BlockQ2_K& out) {
   uint8_t codes[QK_K];
   float scales[kSubBlocks];
@@ -83,17 +117,31 @@ void quantize_block(const float* x, BlockQ2_K& out) {
     out.dmin = fp32_to_fp16(max_min / kQ2KLevels);
   }
 
-  // Requantize against the stored scales; a sub-block whose stored scale is
-  // zero keeps the codes of its fit, as in ggml.
-  for (size_t j = 0; j < kSubBlocks; ++j) {
-    const float d = fp16_to_fp32(out.d) * static_cast<float>(out.scales[j] & 0xF);
-    if (d == 0) continue;
-    const float dm = fp16_to_fp32(out.dmin) * static_cast<float>(out.scales[j] >> 4);
-    for (size_t i = kSub * j; i < kSub * (j + 1); ++i) {
-      codes[i] = static_cast<uint8_t>(clamp(nearest_int((x[i] + dm) / d), 0, 3));
-    }
-  }
-  pack_two_bit(codes, out.qs);
+  requantize_and_pack(x, codes, out);
+}
+
+// Under an importance matrix qw (ggml's quantize_row_q2_K_impl): element
+// weights qw * sqrt(sigma2 + x^2) with sigma2 the super-block's mean square,
+// the make_qkx3 grid with squared error, and the 16 scales and 16 mins fitted
+// to 4 bits by least squares weighted by each sub-block's total weight.
+void quantize_block(const float* x, const float* qw, BlockQ2_K& out) {
+  uint8_t codes[QK_K];
+  float sum_x2 = 0;
+  for (size_t i = 0; i < QK_K; ++i) sum_x2 += x[i] * x[i];
+  const float sigma2 = sum_x2 / static_cast<float>(QK_K);
+  float scales[kSubBlocks];
+  float mins[kSubBlocks];
+  float sub_weights[kSubBlocks];
+  sub_weight_fits(x, qw, sigma2, sub_weights, [&](size_t j, const float* weights) {
+    scales[j] = detail::fit_offset_codes(x + kSub * j, weights, kSub, 3, detail::kWeightedGrid,
+                                         detail::FitError::squared, codes + kSub * j, mins[j]);
+  });
+  uint8_t ls[kSubBlocks];
+  uint8_t lm[kSubBlocks];
+  out.d = fp32_to_fp16(detail::fit_positive_codes(scales, sub_weights, kSubBlocks, 15, ls));
+  out.dmin = fp32_to_fp16(detail::fit_positive_codes(mins, sub_weights, kSubBlocks, 15, lm));
+  for (size_t j = 0; j < kSubBlocks; ++j) out.scales[j] = static_cast<uint8_t>(ls[j] | (lm[j] << 4));
+  requantize_and_pack(x, codes, out);
 }
 
 void dequantize_block(const BlockQ2_K& b, float* y) {
@@ -176,6 +224,27 @@ float fit_q3_codes(const float* x, uint8_t* codes) {
   return sum_l2 > 0.0f ? sum_lx / sum_l2 : 0.0f;
 }
 
+// Requantizes against the stored scales (a sub-block whose stored scale is
+// zero keeps the codes of its fit, as in ggml), then stores the high bits in
+// hmask and the low two in qs.
+void requantize_and_pack(const float* x, uint8_t* codes, BlockQ3_K& out) {
+  for (size_t j = 0; j < kSubBlocks; ++j) {
+    const float d = fp16_to_fp32(out.d) * static_cast<float>(static_cast<int>(q3_k_scale(out.scales, j)) - 32);
+    if (d == 0) continue;
+    for (size_t i = kSub * j; i < kSub * (j + 1); ++i) {
+      codes[i] = static_cast<uint8_t>(clamp(nearest_int(x[i] / d), -kQ3Max, kQ3Max - 1) + kQ3Max);
+    }
+  }
+  std::memset(out.hmask, 0, sizeof out.hmask);
+  for (size_t e = 0; e < QK_K; ++e) {
+    if (codes[e] > 3) {
+      out.hmask[e % 32] |= static_cast<uint8_t>(1u << (e / 32));
+      codes[e] = static_cast<uint8_t>(codes[e] - 4);
+    }
+  }
+  pack_two_bit(codes, out.qs);
+}
+
 void quantize_block(const float* x, BlockQ3_K& out) {
   uint8_t codes[QK_K];  // 0..7
   float scales[kSubBlocks];
@@ -206,22 +275,39 @@ void quantize_block(const float* x, BlockQ3_K& out) {
     out.d = fp32_to_fp16(1 / iscale);
   }
 
-  for (size_t j = 0; j < kSubBlocks; ++j) {
-    const float d = fp16_to_fp32(out.d) * static_cast<float>(static_cast<int>(q3_k_scale(out.scales, j)) - 32);
-    if (d == 0) continue;  // keeps the fit's codes, as in ggml
-    for (size_t i = kSub * j; i < kSub * (j + 1); ++i) {
-      codes[i] = static_cast<uint8_t>(clamp(nearest_int(x[i] / d), -kQ3Max, kQ3Max - 1) + kQ3Max);
-    }
-  }
+  requantize_and_pack(x, codes, out);
+}
 
-  std::memset(out.hmask, 0, sizeof out.hmask);
-  for (size_t e = 0; e < QK_K; ++e) {
-    if (codes[e] > 3) {
-      out.hmask[e % 32] |= static_cast<uint8_t>(1u << (e / 32));
-      codes[e] = static_cast<uint8_t>(codes[e] - 4);
+// Under an importance matrix qw (ggml's quantize_row_q3_K_impl): each
+// sub-block fitted symmetrically with weights qw * sqrt(sigma2 + x^2), sigma2
+// twice the super-block's mean square, then the 16 scales fitted the same way
+// to 6 bits, weighted by each sub-block's total weight.
+void quantize_block(const float* x, const float* qw, BlockQ3_K& out) {
+  float sum_x2 = 0;
+  for (size_t i = 0; i < QK_K; ++i) sum_x2 += x[i] * x[i];
+  const float sigma2 = 2 * sum_x2 / static_cast<float>(QK_K);
+  int8_t levels[QK_K];  // 0..7
+  float scales[kSubBlocks];
+  float sub_weights[kSubBlocks];
+  sub_weight_fits(x, qw, sigma2, sub_weights, [&](size_t j, const float* weights) {
+    scales[j] = detail::fit_symmetric_codes(x + kSub * j, weights, kSub, kQ3Max, levels + kSub * j);
+  });
+  int8_t stored[kSubBlocks];  // 0..63, the scale plus 32
+  const float d_block = detail::fit_symmetric_codes(scales, sub_weights, kSubBlocks, 32, stored);
+  std::memset(out.scales, 0, sizeof out.scales);
+  for (size_t j = 0; j < kSubBlocks; ++j) {
+    const int l = stored[j];
+    if (j < 8) {
+      out.scales[j] = static_cast<uint8_t>(l & 0xF);
+    } else {
+      out.scales[j - 8] |= static_cast<uint8_t>((l & 0xF) << 4);
     }
+    out.scales[8 + j % 4] |= static_cast<uint8_t>((l >> 4) << (2 * (j / 4)));
   }
-  pack_two_bit(codes, out.qs);
+  out.d = fp32_to_fp16(d_block);
+  uint8_t codes[QK_K];
+  for (size_t i = 0; i < QK_K; ++i) codes[i] = static_cast<uint8_t>(levels[i]);
+  requantize_and_pack(x, codes, out);
 }
 
 // Code of element e minus 4 (-4..3).
@@ -255,6 +341,14 @@ void quantize_row_q2_k(const float* x, void* dst, size_t k) {
 }
 void quantize_row_q3_k(const float* x, void* dst, size_t k) {
   detail::quantize_blocks<QK_K>(x, static_cast<BlockQ3_K*>(dst), k, quantize_block);
+}
+void quantize_row_q2_k_weighted(const float* x, void* dst, size_t k, const float* qw) {
+  auto* blocks = static_cast<BlockQ2_K*>(dst);
+  for (size_t b = 0; b < k / QK_K; ++b) quantize_block(x + b * QK_K, qw + b * QK_K, blocks[b]);
+}
+void quantize_row_q3_k_weighted(const float* x, void* dst, size_t k, const float* qw) {
+  auto* blocks = static_cast<BlockQ3_K*>(dst);
+  for (size_t b = 0; b < k / QK_K; ++b) quantize_block(x + b * QK_K, qw + b * QK_K, blocks[b]);
 }
 void dequantize_row_q2_k(const void* src, float* y, size_t k) {
   detail::dequantize_blocks<QK_K>(static_cast<const BlockQ2_K*>(src), y, k, dequantize_block);

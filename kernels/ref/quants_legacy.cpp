@@ -17,6 +17,7 @@
 
 #include "kernels/ref/blocks.h"
 #include "kernels/ref/fp16.h"
+#include "kernels/ref/quant_fit.h"
 #include "kernels/ref/quants.h"
 
 // The rounding must be exactly that of ggml's reference C, which is built
@@ -140,6 +141,65 @@ void quantize_block(const float* x, BlockQ5_1& out) {
   pack_fifth_bits(codes, out.qh);
 }
 
+// ---------------------------------------------------- under an importance matrix
+//
+// ggml's quantize_row_q{4,5}_{0,1}_impl, what llama-quantize writes with an
+// importance matrix: element weights qw * sqrt(sigma2 + x^2), sigma2 the mean
+// square of the whole row; the _0 types fit symmetrically (make_qx_quants),
+// the _1 types with an offset (make_qkx3_quants), both by weighted least
+// squares, and store the fitted scale (and offset) in fp16 as they are.
+
+template <int kMax>  // 8: Q4_0, 16: Q5_0
+void fit_symmetric_block(const float* x, const float* weights, float& d, int* codes) {
+  int8_t levels[QK];
+  d = detail::fit_symmetric_codes(x, weights, QK, kMax, levels);
+  for (size_t j = 0; j < QK; ++j) codes[j] = levels[j];
+}
+
+template <int kMax>  // 15: Q4_1, 31: Q5_1
+void fit_offset_block(const float* x, const float* weights, float& d, float& m, int* codes) {
+  uint8_t levels[QK];
+  float negated_min;
+  d = detail::fit_offset_codes(x, weights, QK, kMax, detail::kWeightedGrid, detail::FitError::squared, levels,
+                               negated_min);
+  m = -negated_min;
+  for (size_t j = 0; j < QK; ++j) codes[j] = levels[j];
+}
+
+template <typename Block>
+void quantize_block(const float* x, const float* weights, Block& out) {
+  constexpr bool kOffset = std::is_same_v<Block, BlockQ4_1> || std::is_same_v<Block, BlockQ5_1>;
+  constexpr bool kFiveBits = std::is_same_v<Block, BlockQ5_0> || std::is_same_v<Block, BlockQ5_1>;
+  float d;
+  int codes[QK];
+  if constexpr (kOffset) {
+    float m;
+    fit_offset_block<kFiveBits ? 31 : 15>(x, weights, d, m, codes);
+    out.m = fp32_to_fp16(m);
+  } else {
+    fit_symmetric_block<kFiveBits ? 16 : 8>(x, weights, d, codes);
+  }
+  out.d = fp32_to_fp16(d);
+  pack_nibbles(codes, out.qs);
+  if constexpr (kFiveBits) pack_fifth_bits(codes, out.qh);
+}
+
+template <typename Block>
+void quantize_row_weighted(const float* x, void* dst, size_t k, const float* qw) {
+  float sum_x2 = 0;
+  for (size_t j = 0; j < k; ++j) sum_x2 += x[j] * x[j];
+  const float sigma2 = sum_x2 / static_cast<float>(k);
+  auto* blocks = static_cast<Block*>(dst);
+  for (size_t b = 0; b < k / QK; ++b) {
+    const float* xb = x + b * QK;
+    float weights[QK];
+    for (size_t j = 0; j < QK; ++j) weights[j] = qw[b * QK + j] * std::sqrt(sigma2 + xb[j] * xb[j]);
+    quantize_block(xb, weights, blocks[b]);
+  }
+}
+
+// ------------------------------------------------------------------- Q8_0, Q8_1
+
 // Q8_0 and Q8_1 share the codes; returns d (before fp16 rounding).
 float quantize_q8_codes(const float* x, int8_t* qs) {
   const float d = abs_max_of(x) / 127;
@@ -261,6 +321,19 @@ void quantize_row_q5_0(const float* x, void* dst, size_t k) { quantize_row<Block
 void quantize_row_q5_1(const float* x, void* dst, size_t k) { quantize_row<BlockQ5_1>(x, dst, k); }
 void quantize_row_q8_0(const float* x, void* dst, size_t k) { quantize_row<BlockQ8_0>(x, dst, k); }
 void quantize_row_q8_1(const float* x, void* dst, size_t k) { quantize_row<BlockQ8_1>(x, dst, k); }
+
+void quantize_row_q4_0_weighted(const float* x, void* dst, size_t k, const float* qw) {
+  quantize_row_weighted<BlockQ4_0>(x, dst, k, qw);
+}
+void quantize_row_q4_1_weighted(const float* x, void* dst, size_t k, const float* qw) {
+  quantize_row_weighted<BlockQ4_1>(x, dst, k, qw);
+}
+void quantize_row_q5_0_weighted(const float* x, void* dst, size_t k, const float* qw) {
+  quantize_row_weighted<BlockQ5_0>(x, dst, k, qw);
+}
+void quantize_row_q5_1_weighted(const float* x, void* dst, size_t k, const float* qw) {
+  quantize_row_weighted<BlockQ5_1>(x, dst, k, qw);
+}
 
 void dequantize_row_q4_0(const void* src, float* y, size_t k) { dequantize_row<BlockQ4_0>(src, y, k); }
 void dequantize_row_q4_1(const void* src, float* y, size_t k) { dequantize_row<BlockQ4_1>(src, y, k); }

@@ -24,6 +24,9 @@ struct TypeOps {
   // sum_i w[i] * a[i], w in `type`, a in `dot_type`; nullptr for pure
   // activation formats (Q8_1, Q8_K) that are never weights.
   float (*vec_dot)(size_t k, const void* w, const void* a);
+  // quantize_row under an importance matrix: qw holds k non-negative weights
+  // (quants.h). nullptr where llama.cpp's quantizer ignores them.
+  void (*quantize_row_weighted)(const float* x, void* dst, size_t k, const float* qw);
 };
 
 // Types the engine computes: F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q4_K,

@@ -22,7 +22,8 @@ constexpr QuantTarget kTargets[] = {
     {"Q6_K", GgmlType::Q6_K, 18, Mix::none},  {"Q4_K_M", GgmlType::Q4_K, 15, Mix::q4_k_m},
     {"Q5_K_M", GgmlType::Q5_K, 17, Mix::q5_k_m},
     {"Q3_K", GgmlType::Q3_K, 11, Mix::none},  // recorded as MOSTLY_Q3_K_S
-    {"Q2_K", GgmlType::Q2_K, 10, Mix::q2_k},  {"Q3_K_S", GgmlType::Q3_K, 11, Mix::q3_k_s},
+    {"Q2_K", GgmlType::Q2_K, 10, Mix::q2_k},  {"Q2_K_S", GgmlType::Q2_K, 21, Mix::q2_k_s},
+    {"Q3_K_S", GgmlType::Q3_K, 11, Mix::q3_k_s},
     {"Q3_K_M", GgmlType::Q3_K, 12, Mix::q3_k_m}, {"Q3_K_L", GgmlType::Q3_K, 13, Mix::q3_k_l},
     {"IQ4_NL", GgmlType::IQ4_NL, 25, Mix::iq4_nl}, {"IQ4_XS", GgmlType::IQ4_XS, 30, Mix::iq4_xs},
 };
@@ -95,6 +96,7 @@ uint32_t block_size(GgmlType t) { return gguf::traits(t).block_size; }
 struct MixState {
   const QuantTarget& target;
   const MixModel& model;
+  bool has_imatrix = false;
   bool tied = true;  // no output.weight: token_embd is the LM head
   int n_attention_wv = 0, i_attention_wv = 0;
   int n_ffn_down = 0, i_ffn_down = 0;
@@ -122,6 +124,8 @@ struct MixState {
     } else if (is_attn_v_like(c)) {
       if (mix == Mix::q2_k) {
         t = n_gqa() >= 4 ? GgmlType::Q4_K : GgmlType::Q3_K;
+      } else if (mix == Mix::q2_k_s && n_gqa() >= 4) {
+        t = GgmlType::Q4_K;
       } else if (mix == Mix::q3_k_m) {
         t = i_attention_wv < 2 ? GgmlType::Q5_K : GgmlType::Q4_K;
       } else if (mix == Mix::q3_k_l) {
@@ -154,6 +158,7 @@ struct MixState {
     }
     switch (mix) {
       case Mix::q2_k: return GgmlType::Q3_K;
+      case Mix::q2_k_s: return i_layer < n / 8 ? GgmlType::Q4_K : t;
       case Mix::q3_k_m:
         return i_layer < n / 16                            ? GgmlType::Q5_K
                : !falcon || use_more_bits(i_layer, n) ? GgmlType::Q4_K
@@ -165,8 +170,14 @@ struct MixState {
         }
         return use_more_bits(i_layer, n) ? GgmlType::Q6_K : t;
       case Mix::iq4_nl:
-      case Mix::iq4_xs: return i_layer < n / 8 ? GgmlType::Q5_K : t;  // without an imatrix, as here
+      case Mix::iq4_xs: return i_layer < n / 8 && !has_imatrix ? GgmlType::Q5_K : t;
       case Mix::q5_k_m: return use_more_bits(i_layer, n) ? GgmlType::Q6_K : t;
+      case Mix::none:
+        // With an importance matrix, llama.cpp guards the first ffn_down
+        // layers of Q4_0 / Q5_0 files with the offset types.
+        if (has_imatrix && i_layer < n / 8 && target.default_type == GgmlType::Q4_0) return GgmlType::Q4_1;
+        if (has_imatrix && i_layer < n / 8 && target.default_type == GgmlType::Q5_0) return GgmlType::Q5_1;
+        return t;
       default: return t;
     }
   }
@@ -251,9 +262,29 @@ std::vector<size_t> llama_cpp_order(std::span<const TensorDesc> tensors) {
   return order;
 }
 
+bool requires_imatrix(const QuantTarget& target, std::string_view name, GgmlType type) {
+  if (name == "token_embd.weight" || name == "per_layer_token_embd.weight" || name == "output.weight") return false;
+  return type == GgmlType::Q2_K && target.mix == Mix::q2_k_s;
+}
+
+std::string imatrix_needed(const QuantTarget& target, std::span<const TensorDesc> tensors,
+                           std::span<const TypeChoice> choices) {
+  const TensorDesc* first = nullptr;
+  size_t n = 0;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (choices[i].quantizable && requires_imatrix(target, tensors[i].name, choices[i].type) && n++ == 0) {
+      first = &tensors[i];
+    }
+  }
+  if (first == nullptr) return {};
+  return std::string(target.name) + " needs an importance matrix: tensor '" + first->name + "'" +
+         (n > 1 ? " (and " + std::to_string(n - 1) + " more)" : std::string()) + " would be " +
+         std::string(gguf::type_name(GgmlType::Q2_K)) + ", which without one comes out unusable (llama-quantize refuses it too)";
+}
+
 std::vector<TypeChoice> choose_types(const QuantTarget& target, bool pure, const MixModel& model,
-                                     std::span<const TensorDesc> tensors) {
-  MixState s{target, model};
+                                     std::span<const TensorDesc> tensors, bool has_imatrix) {
+  MixState s{target, model, has_imatrix};
   for (const TensorDesc& d : tensors) {
     const Category c = category(d.name);
     if (c == Category::output) s.tied = false;

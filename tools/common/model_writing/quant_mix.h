@@ -31,9 +31,13 @@
 //            attn_output Q4_K.
 //     Q3_K_L attn_v and attn_output Q5_K, ffn_down Q5_K (falcon: Q4_K, and
 //            attn_output Q4_K).
+//     Q2_K_S attn_v Q4_K if n_gqa >= 4; ffn_down Q4_K in the first n/8
+//            layers. Its Q2_K tensors need an importance matrix
+//            (requires_imatrix): without one llama-quantize refuses the file.
 //     IQ4_NL, IQ4_XS: attn_v Q5_K if n_gqa >= 4; ffn_down Q5_K in the first
-//            n/8 layers (llama.cpp does that only without an imatrix, which is
-//            the case here).
+//            n/8 layers, only without an importance matrix.
+//     Q4_0, Q5_0 with an importance matrix: ffn_down Q4_1 / Q5_1 in the first
+//            n/8 layers.
 //   8-expert models give attn_output Q5_K under Q2_K, Q3_K_S, Q3_K_M, IQ4_NL,
 //   IQ4_XS (and Q4_K_M), and llama 70B's attn_v goes from Q3_K or Q4_K to Q5_K.
 // - Then, also with --pure: a row length that is not a multiple of the
@@ -62,7 +66,7 @@
 
 namespace tools {
 
-enum class Mix { none, q4_k_m, q5_k_m, q2_k, q3_k_s, q3_k_m, q3_k_l, iq4_nl, iq4_xs };
+enum class Mix { none, q4_k_m, q5_k_m, q2_k, q2_k_s, q3_k_s, q3_k_m, q3_k_l, iq4_nl, iq4_xs };
 
 // A target type as users name it, with what llama.cpp records for it.
 struct QuantTarget {
@@ -113,9 +117,21 @@ class MixError : public std::runtime_error {
 std::vector<size_t> llama_cpp_order(std::span<const TensorDesc> tensors);
 
 // The type of each tensor (same indices as `tensors`, which must already be
-// in llama_cpp_order). Throws MixError when a row length fits no type.
+// in llama_cpp_order). has_imatrix: an importance matrix is given (two rules
+// depend on it). Throws MixError when a row length fits no type.
 std::vector<TypeChoice> choose_types(const QuantTarget& target, bool pure, const MixModel& model,
-                                     std::span<const TensorDesc> tensors);
+                                     std::span<const TensorDesc> tensors, bool has_imatrix = false);
+
+// Whether a tensor written as `type` in `target` needs an importance matrix to
+// be usable (llama.cpp's tensor_requires_imatrix): of the types written here,
+// the Q2_K tensors of a Q2_K_S file, never the LM head or token embeddings.
+bool requires_imatrix(const QuantTarget& target, std::string_view name, gguf::GgmlType type);
+
+// Empty when no tensor of `choices` requires an importance matrix; else a
+// message naming the first one ("Q2_K_S needs an importance matrix: tensor
+// 'blk.0.attn_k.weight' (and 23 more) would be Q2_K, ...").
+std::string imatrix_needed(const QuantTarget& target, std::span<const TensorDesc> tensors,
+                           std::span<const TypeChoice> choices);
 
 // Bits per weight of a type (block bytes * 8 / block size).
 double bits_per_weight(gguf::GgmlType type);

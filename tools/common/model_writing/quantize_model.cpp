@@ -14,6 +14,7 @@
 #include "gguf/file.h"
 #include "gguf/writer.h"
 #include "kernels/ref/type_ops.h"
+#include "tools/common/model_writing/imatrix.h"
 #include "tools/common/model_writing/row_stream.h"
 #include "tools/common/plural.h"
 
@@ -111,6 +112,45 @@ size_t check_conversions(const std::vector<PlannedTensor>& plan, bool allow_requ
   return n_requantized;
 }
 
+// The importance matrix's weights for each planned tensor (nullptr: none).
+// Checks every converted tensor's entry, as llama-quantize does (even for
+// types whose quantizer ignores it), and refuses a tensor that needs one and
+// has none.
+std::vector<const std::vector<float>*> imatrix_weights(const std::optional<Imatrix>& m, const QuantTarget& target,
+                                                       QuantizeResult& result) {
+  std::vector<const std::vector<float>*> out(result.plan.size(), nullptr);
+  if (!m) return out;
+  for (size_t k = 0; k < result.plan.size(); ++k) {
+    const PlannedTensor& p = result.plan[k];
+    if (p.from == p.to) continue;
+    out[k] = imatrix_entry_for(*m, p.name, p.ne);
+    if (out[k] == nullptr && requires_imatrix(target, p.name, p.to)) {
+      throw QuantizeError(m->path + " has no entry for tensor '" + p.name + "', which " + std::string(target.name) +
+                          " writes as " + std::string(gguf::type_name(p.to)) +
+                          ", unusable without one (llama-quantize refuses it too)");
+    }
+    if (out[k] == nullptr) {
+      result.imatrix_missing.push_back(p.name);
+    } else if (kernels::ref::type_ops(p.to)->quantize_row_weighted != nullptr) {
+      ++result.n_imatrix_used;
+    }
+  }
+  return out;
+}
+
+void print_imatrix_use(FILE* out, const std::optional<Imatrix>& m, const QuantizeResult& r) {
+  if (!m) return;
+  std::fprintf(out, "quantize: importance matrix %s (%s, %zu entries, %u chunks%s%s): %s quantized with it",
+               m->path.c_str(), m->legacy ? "legacy .dat" : "GGUF", m->entries.size(), m->chunk_count,
+               m->datasets.empty() ? "" : " of ", m->datasets.empty() ? "" : m->datasets[0].c_str(),
+               plural(static_cast<int64_t>(r.n_imatrix_used), "tensor").c_str());
+  if (!r.imatrix_missing.empty()) {
+    std::fprintf(out, "; no entry for %s (first: %s), quantized without", plural(static_cast<int64_t>(r.imatrix_missing.size()), "tensor").c_str(),
+                 r.imatrix_missing[0].c_str());
+  }
+  std::fputc('\n', out);
+}
+
 }  // namespace
 
 QuantizeResult quantize_model(const QuantizeOptions& o) {
@@ -121,6 +161,8 @@ QuantizeResult quantize_model(const QuantizeOptions& o) {
   if (o.output.empty() && !o.dry_run) throw QuantizeError("no output file given");
   check_not_the_input(o);
   const gguf::File in = gguf::File::open(o.input);
+  std::optional<Imatrix> imatrix;
+  if (!o.imatrix.empty()) imatrix = load_imatrix(o.imatrix);
 
   // The tensors in llama.cpp's order, and the type each gets.
   std::vector<TensorDesc> descs;
@@ -130,7 +172,7 @@ QuantizeResult quantize_model(const QuantizeOptions& o) {
   for (size_t i : order) ordered.push_back(descs[i]);
   std::vector<TypeChoice> choices;
   try {
-    choices = choose_types(*target, o.pure, mix_model(in), ordered);
+    choices = choose_types(*target, o.pure, mix_model(in), ordered, imatrix.has_value());
   } catch (const MixError& e) {
     throw QuantizeError(o.input + ": " + e.what());
   }
@@ -148,11 +190,18 @@ QuantizeResult quantize_model(const QuantizeOptions& o) {
     result.plan.push_back(std::move(p));
   }
   result.n_requantized = check_conversions(result.plan, o.allow_requantize, o.out != nullptr ? stderr : nullptr);
+  const std::string imatrix_need = imatrix ? std::string() : imatrix_needed(*target, ordered, choices);
+  if (!imatrix_need.empty() && !o.dry_run) {
+    throw QuantizeError(o.input + " as " + std::string(target->name) + ": " + imatrix_need +
+                        ". Pass --imatrix FILE (written by llama.cpp's llama-imatrix for this model), or choose Q2_K");
+  }
+  const std::vector<const std::vector<float>*> weights = imatrix_weights(imatrix, *target, result);
 
   gguf::Writer writer;
   writer.copy_metadata(in);
   for (const char* key : {"split.no", "split.count", "split.tensors.count"}) writer.remove(key);
   set_file_type(writer, *target);
+  if (imatrix) record_imatrix(writer, *imatrix);
 
   uint64_t total_bytes = 0;
   for (const PlannedTensor& p : result.plan) total_bytes += p.to_bytes;
@@ -192,7 +241,8 @@ QuantizeResult quantize_model(const QuantizeOptions& o) {
                       rows.offset = t.offset + first * in_row_bytes;
                       rows.n_bytes = n * in_row_bytes;
                       in.release_pages(rows);
-                    });
+                    },
+                    RowWeights{weights[k] != nullptr ? weights[k]->data() : nullptr, t.ne[1]});
       }
       in.release_pages(t);
     });
@@ -204,6 +254,8 @@ QuantizeResult quantize_model(const QuantizeOptions& o) {
       std::fprintf(o.out, "quantize: %s -> %s%s (dry run: nothing written)\n", o.input.c_str(),
                    std::string(target->name).c_str(), o.pure ? " --pure" : "");
       print_plan(o.out, result.plan, result.input_file_bytes, result.output_file_bytes);
+      print_imatrix_use(o.out, imatrix, result);
+      if (!imatrix_need.empty()) std::fprintf(o.out, "quantize: WARNING: %s: writing it needs --imatrix FILE\n", imatrix_need.c_str());
     }
     return result;
   }
@@ -223,6 +275,7 @@ QuantizeResult quantize_model(const QuantizeOptions& o) {
                  plural(static_cast<int64_t>(pool->size()), "thread").c_str());
     if (mem.known) std::fprintf(o.out, ", peak RSS %s", format_mib(mem.peak_rss_bytes).c_str());
     std::fputc('\n', o.out);
+    print_imatrix_use(o.out, imatrix, result);
     if (result.n_fallbacks > 0) {
       std::fprintf(o.out,
                    "quantize: %s fell back to another type (row length not a multiple of the block size; see "

@@ -12,6 +12,14 @@
 // failed run leaves every file as it was. Tensors are converted one at a time,
 // a batch of rows at a time (row_stream.h): memory stays bounded.
 //
+// With an importance matrix (imatrix.h), every tensor it has an entry for is
+// quantized with those weights, as llama-quantize --imatrix does (bit-exact for
+// every type: kernels/ref/quants.h); a tensor it has no entry for is
+// quantized without (llama-imatrix leaves out the LM head), and an entry of
+// the wrong size is an error. The file records the matrix as llama-quantize
+// does (quantize.imatrix.file, .dataset, .entries_count, .chunks_count). A
+// target whose tensors need a matrix (Q2_K_S) is refused without one.
+//
 // Tensors are written in llama.cpp's order (non-block tensors, then block by
 // block, each sorted by name) with llama-quantize's header, so for the same
 // input the output is byte-identical to llama-quantize's.
@@ -36,6 +44,7 @@ struct QuantizeOptions {
   std::string input;
   std::string output;  // may be empty with dry_run
   std::string type;    // a target name: "Q4_K_M", "q8_0", ...
+  std::string imatrix; // an importance matrix file (llama-imatrix's GGUF or .dat), or empty
   bool pure = false;   // every quantizable tensor in the target's type (llama-quantize --pure)
   bool dry_run = false;
   bool allow_requantize = false;
@@ -51,10 +60,13 @@ struct QuantizeResult {
   uint64_t output_file_bytes = 0;
   size_t n_requantized = 0;
   size_t n_fallbacks = 0;
+  size_t n_imatrix_used = 0;                  // tensors quantized with the importance matrix
+  std::vector<std::string> imatrix_missing;   // quantized tensors it has no entry for
 };
 
-// Throws QuantizeError (a bad request), gguf::Error (a bad input file or a
-// failed write) with a message naming the file and the problem.
+// Throws QuantizeError (a bad request), ImatrixError (a bad importance
+// matrix), gguf::Error (a bad input file or a failed write) with a message
+// naming the file and the problem.
 QuantizeResult quantize_model(const QuantizeOptions& options);
 
 }  // namespace tools

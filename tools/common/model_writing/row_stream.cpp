@@ -55,13 +55,15 @@ void Progress::draw() {
 }
 
 void stream_rows(engine::ThreadPool& pool, gguf::GgmlType type, uint64_t row_length, uint64_t n_rows,
-                 const RowSource& source, gguf::TensorSink& sink, Progress* progress, const BatchDone& batch_done) {
+                 const RowSource& source, gguf::TensorSink& sink, Progress* progress, const BatchDone& batch_done,
+                 RowWeights weights) {
   const kernels::ref::TypeOps* ops = kernels::ref::type_ops(type);
   const std::optional<uint64_t> row_bytes = gguf::row_bytes(type, row_length);
   if (ops == nullptr || ops->quantize_row == nullptr || !row_bytes) {
     throw std::runtime_error("cannot write " + std::to_string(row_length) + "-element rows as " +
                              std::string(gguf::type_name(type)));
   }
+  const bool weighted = weights.values != nullptr && ops->quantize_row_weighted != nullptr;
   const uint64_t rows_per_task = std::max<uint64_t>(1, kTaskElements / row_length);
   const uint64_t rows_per_batch = rows_per_task * kTasksPerThread * pool.size();
   std::vector<uint8_t> out(static_cast<size_t>(std::min(rows_per_batch, n_rows) * *row_bytes));
@@ -77,7 +79,14 @@ void stream_rows(engine::ThreadPool& pool, gguf::GgmlType type, uint64_t row_len
       if (x.size() < nr * row_length) x.resize(static_cast<size_t>(rows_per_task * row_length));
       source(first + r0, nr, x.data());
       for (uint64_t r = 0; r < nr; ++r) {
-        ops->quantize_row(x.data() + r * row_length, out.data() + (r0 + r) * *row_bytes, row_length);
+        const float* row = x.data() + r * row_length;
+        uint8_t* dst = out.data() + (r0 + r) * *row_bytes;
+        if (weighted) {
+          const uint64_t matrix = (first + r0 + r) / weights.rows_per_matrix;
+          ops->quantize_row_weighted(row, dst, row_length, weights.values + matrix * row_length);
+        } else {
+          ops->quantize_row(row, dst, row_length);
+        }
       }
     });
     sink.write(out.data(), static_cast<size_t>(batch * *row_bytes));

@@ -42,10 +42,19 @@ using RowSource = std::function<void(uint64_t first_row, uint64_t n_rows, float*
 // drops the batch's input pages from the resident set).
 using BatchDone = std::function<void(uint64_t first_row, uint64_t n_rows)>;
 
+// An importance matrix's weights for one tensor (quantize --imatrix):
+// row_length weights per matrix of rows_per_matrix rows (one matrix, or one
+// per expert of a 3-D tensor). values nullptr: none.
+struct RowWeights {
+  const float* values = nullptr;
+  uint64_t rows_per_matrix = 1;
+};
+
 // Writes n_rows rows of row_length elements, in `type`, to `sink`.
-// row_length must be a multiple of the type's block size.
+// row_length must be a multiple of the type's block size. With weights, types
+// whose quantizer takes an importance matrix use it (kernels/ref/quants.h).
 void stream_rows(engine::ThreadPool& pool, gguf::GgmlType type, uint64_t row_length, uint64_t n_rows,
                  const RowSource& source, gguf::TensorSink& sink, Progress* progress,
-                 const BatchDone& batch_done = nullptr);
+                 const BatchDone& batch_done = nullptr, RowWeights weights = {});
 
 }  // namespace tools

@@ -283,6 +283,9 @@ SynthResult synth_model(const SynthOptions& o) {
   } catch (const MixError& e) {
     throw SynthError(e.what());
   }
+  if (const std::string need = imatrix_needed(*target, ordered, choices); !need.empty()) {
+    throw SynthError(need + "; synth writes without one: choose another type, or write F32 and use quantize --imatrix");
+  }
 
   uint64_t total_bytes = 0, n_weights = 0;
   for (size_t k = 0; k < order.size(); ++k) {
