@@ -148,8 +148,7 @@ TEST(KernelSelection, ArmTiersCoverTheirTypesWithoutFallback) {
                       gguf::GgmlType::Q4_0, gguf::GgmlType::Q5_0, gguf::GgmlType::Q4_K, gguf::GgmlType::Q5_K,
                       gguf::GgmlType::Q6_K, gguf::GgmlType::IQ4_NL, gguf::GgmlType::IQ4_XS, gguf::GgmlType::Q4_1,
                       gguf::GgmlType::Q5_1, gguf::GgmlType::Q3_K, gguf::GgmlType::Q2_K}) {
-      const bool no_sve_kernel =
-          type == gguf::GgmlType::Q4_1 || type == gguf::GgmlType::Q5_1 || type == gguf::GgmlType::Q2_K;
+      const bool no_sve_kernel = type == gguf::GgmlType::Q4_1 || type == gguf::GgmlType::Q5_1;
       if (no_sve_kernel && !cpu.has(Feature::dotprod) && cpu.has(Feature::sve)) continue;  // A64FX: below
       const auto s = kernels::select_matmul(type, cpu, std::nullopt);
       ASSERT_NE(s.kernel, nullptr);
@@ -159,14 +158,14 @@ TEST(KernelSelection, ArmTiersCoverTheirTypesWithoutFallback) {
   }
   // Wide SVE (qemu's max): the sve kernels where the type has one, else the
   // i8mm kernel, which meets the expectation for that type; A64FX has no
-  // better tier than sve for Q2_K, which it runs on neon: a fallback. Q5_K,
-  // Q3_K, IQ4_XS, BF16 ... ran on neon there too, until the sve tier had them.
+  // better tier than sve for Q4_1, which it runs on neon: a fallback. Q5_K,
+  // Q3_K, Q2_K, IQ4_XS, BF16 ... ran on neon there too, until the sve tier had
+  // them.
   max.sve_vector_bits = 512;
   for (auto type : {gguf::GgmlType::Q4_K, gguf::GgmlType::Q5_0, gguf::GgmlType::Q5_K, gguf::GgmlType::IQ4_NL,
                     gguf::GgmlType::IQ4_XS, gguf::GgmlType::Q4_1, gguf::GgmlType::Q5_1, gguf::GgmlType::Q3_K,
                     gguf::GgmlType::Q2_K, gguf::GgmlType::BF16}) {
-    const bool no_sve_kernel =
-        type == gguf::GgmlType::Q4_1 || type == gguf::GgmlType::Q5_1 || type == gguf::GgmlType::Q2_K;
+    const bool no_sve_kernel = type == gguf::GgmlType::Q4_1 || type == gguf::GgmlType::Q5_1;
     const auto s = kernels::select_matmul(type, max, std::nullopt);
     ASSERT_NE(s.kernel, nullptr);
     EXPECT_EQ(s.kernel->tier, no_sve_kernel ? Tier::i8mm : Tier::sve) << s.describe();

@@ -48,22 +48,24 @@ float quantize_q8_0_block(const float* x, int8_t* q) {
   return static_cast<float>(static_cast<__fp16>(d));
 }
 
-// One Q8_K super-block: 256 codes to q, the 8 sums of 32 codes to sums;
-// returns d.
+// One Q8_K super-block: 256 codes to q, the 256 / kSum sums of kSum codes
+// (32 or 16) to sums; returns d.
+template <size_t kSum>
 float quantize_q8_k_block(const float* x, int8_t* q, int16_t* sums) {
+  constexpr size_t kSums = kQKK / kSum;
   const float amax = abs_max(x, kQKK);
   if (amax == 0.0f) {
     std::memset(q, 0, kQKK);
-    for (int j = 0; j < 8; ++j) sums[j] = 0;
+    for (size_t j = 0; j < kSums; ++j) sums[j] = 0;
     return 0.0f;
   }
   size_t first = 0;  // the ref takes the sign of the first element of magnitude amax
   while (std::fabs(x[first]) != amax) ++first;
   const float iscale = -127.f / x[first];
-  for (size_t j = 0; j < 8; ++j) {
+  for (size_t j = 0; j < kSums; ++j) {
     svint32_t sum = svdup_s32(0);
-    for (size_t i = 32 * j; i < 32 * (j + 1); i += svcntw()) {
-      const svbool_t pg = svwhilelt_b32(i, 32 * (j + 1));
+    for (size_t i = kSum * j; i < kSum * (j + 1); i += svcntw()) {
+      const svbool_t pg = svwhilelt_b32(i, kSum * (j + 1));
       const svfloat32_t v = svrintn_f32_x(pg, svmul_n_f32_x(pg, svld1_f32(pg, x + i), iscale));
       const svint32_t c = svmin_n_s32_x(pg, svcvt_s32_f32_x(pg, v), 127);
       svst1b_s32(pg, q + i, c);
@@ -72,6 +74,14 @@ float quantize_q8_k_block(const float* x, int8_t* q, int16_t* sums) {
     sums[j] = static_cast<int16_t>(svaddv_s32(svptrue_b32(), sum));
   }
   return 1 / iscale;
+}
+
+// Sums split into 7-bit halves at out: lo[n], then hi[n] (lhs_rows.h).
+void put_sum_halves(const int16_t* sums, size_t n, uint8_t* out) {
+  for (size_t j = 0; j < n; ++j) {
+    out[j] = static_cast<uint8_t>(sums[j] & 127);
+    out[n + j] = static_cast<uint8_t>(sums[j] >> 7);  // arithmetic: floor(sum / 128)
+  }
 }
 
 }  // namespace
@@ -93,12 +103,24 @@ void pack_lhs_q8_k_rows(size_t m, size_t k, const float* lhs, size_t lhs_stride,
   for (size_t i = 0; i < m; ++i) {
     for (size_t b = 0; b < nb; ++b, out += kQ8_KRowBlockBytes) {
       int16_t sums[8];
-      const float d = quantize_q8_k_block(lhs + i * lhs_stride + b * kQKK, reinterpret_cast<int8_t*>(out), sums) * mult;
+      const float d =
+          quantize_q8_k_block<32>(lhs + i * lhs_stride + b * kQKK, reinterpret_cast<int8_t*>(out), sums) * mult;
       std::memcpy(out + kQ8_KRowScaleOffset, &d, 4);
-      for (int j = 0; j < 8; ++j) {
-        out[kQ8_KBsumOffset + j] = static_cast<uint8_t>(sums[j] & 127);
-        out[kQ8_KBsumOffset + 8 + j] = static_cast<uint8_t>(sums[j] >> 7);  // arithmetic: floor(sum / 128)
-      }
+      put_sum_halves(sums, 8, out + kQ8_KBsumOffset);
+    }
+  }
+}
+
+void pack_lhs_q8_k16_rows(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed, float mult) {
+  const size_t nb = k / kQKK;
+  auto* out = static_cast<uint8_t*>(lhs_packed);
+  for (size_t i = 0; i < m; ++i) {
+    for (size_t b = 0; b < nb; ++b, out += kQ8_K16RowBlockBytes) {
+      int16_t sums[16];
+      const float d =
+          quantize_q8_k_block<16>(lhs + i * lhs_stride + b * kQKK, reinterpret_cast<int8_t*>(out), sums) * mult;
+      std::memcpy(out + kQ8_K16RowScaleOffset, &d, 4);
+      put_sum_halves(sums, 16, out + kQ8_K16BsumOffset);
     }
   }
 }
