@@ -132,7 +132,8 @@ TEST(KernelSelection, DotprodBeforeSveAt128BitsSveFirstWhenWider) {
 
 // The types the ARM tiers cover get a kernel of the tier each CPU model should
 // get, with no FALLBACK, on the feature sets of qemu's models (a53: neon, n1:
-// dotprod, max at 128 bits: i8mm, a64fx: sve); F32 ran the ref kernel there, and so did BF16.
+// dotprod, max at 128 bits: i8mm, a64fx: sve); F32 ran the ref kernel there, and so did BF16,
+// and A64FX ran the types of issue 27 on neon.
 TEST(KernelSelection, ArmTiersCoverTheirTypesWithoutFallback) {
 #if defined(__aarch64__)
   kernels::CpuFeatures a64fx = kernels::features_of(Arch::aarch64, {Feature::asimd, Feature::fp16, Feature::sve});
@@ -148,33 +149,24 @@ TEST(KernelSelection, ArmTiersCoverTheirTypesWithoutFallback) {
                       gguf::GgmlType::Q4_0, gguf::GgmlType::Q5_0, gguf::GgmlType::Q4_K, gguf::GgmlType::Q5_K,
                       gguf::GgmlType::Q6_K, gguf::GgmlType::IQ4_NL, gguf::GgmlType::IQ4_XS, gguf::GgmlType::Q4_1,
                       gguf::GgmlType::Q5_1, gguf::GgmlType::Q3_K, gguf::GgmlType::Q2_K}) {
-      const bool no_sve_kernel = type == gguf::GgmlType::Q4_1 || type == gguf::GgmlType::Q5_1;
-      if (no_sve_kernel && !cpu.has(Feature::dotprod) && cpu.has(Feature::sve)) continue;  // A64FX: below
       const auto s = kernels::select_matmul(type, cpu, std::nullopt);
       ASSERT_NE(s.kernel, nullptr);
       EXPECT_EQ(s.kernel->tier, kernels::expected_tier(cpu)) << s.describe();
       EXPECT_FALSE(s.is_fallback()) << s.describe();
     }
   }
-  // Wide SVE (qemu's max): the sve kernels where the type has one, else the
-  // i8mm kernel, which meets the expectation for that type; A64FX has no
-  // better tier than sve for Q4_1, which it runs on neon: a fallback. Q5_K,
-  // Q3_K, Q2_K, IQ4_XS, BF16 ... ran on neon there too, until the sve tier had
-  // them.
+  // Wide SVE (qemu's max at 512 bits): the sve kernels, for every type (BF16
+  // with BFMMLA: the test below). A64FX ran Q5_K, Q3_K, Q2_K, IQ4_XS, Q4_1,
+  // BF16 ... on neon with a FALLBACK until the sve tier had them.
   max.sve_vector_bits = 512;
   for (auto type : {gguf::GgmlType::Q4_K, gguf::GgmlType::Q5_0, gguf::GgmlType::Q5_K, gguf::GgmlType::IQ4_NL,
                     gguf::GgmlType::IQ4_XS, gguf::GgmlType::Q4_1, gguf::GgmlType::Q5_1, gguf::GgmlType::Q3_K,
                     gguf::GgmlType::Q2_K, gguf::GgmlType::BF16}) {
-    const bool no_sve_kernel = type == gguf::GgmlType::Q4_1 || type == gguf::GgmlType::Q5_1;
     const auto s = kernels::select_matmul(type, max, std::nullopt);
     ASSERT_NE(s.kernel, nullptr);
-    EXPECT_EQ(s.kernel->tier, no_sve_kernel ? Tier::i8mm : Tier::sve) << s.describe();
+    EXPECT_EQ(s.kernel->tier, Tier::sve) << s.describe();
     EXPECT_FALSE(s.is_fallback()) << s.describe();
-    EXPECT_EQ(kernels::expected_tier(max, type), s.kernel->tier) << gguf::type_name(type);
-    const auto on_a64fx = kernels::select_matmul(type, a64fx, std::nullopt);
-    ASSERT_NE(on_a64fx.kernel, nullptr);
-    EXPECT_EQ(on_a64fx.kernel->tier, no_sve_kernel ? Tier::neon : Tier::sve) << on_a64fx.describe();
-    EXPECT_EQ(on_a64fx.is_fallback(), no_sve_kernel) << on_a64fx.describe();
+    EXPECT_EQ(kernels::expected_tier(max, type), Tier::sve) << gguf::type_name(type);
   }
 #else
   GTEST_SKIP() << "the ARM tiers are compiled into aarch64 builds only";

@@ -16,6 +16,9 @@
 //                      svint8_t& w7);
 //                       // the pass's quads: w0..w3 hold elements 4i..4i+3
 //                       // (i = 0..3) of each row, w4..w7 elements 16+4i..
+// A type with a min (x = d q + m: Q4_1, Q5_1) sets kMin in its WeightType:
+// its groups hold uint16 m[16] after d, its activations are Q8_1 rows, and
+// the pass adds m_w * s_a per block and row.
 // and the pass does the rest: per block, the quads decoded once for the rows,
 // then per row 8 SDOT (indexed) into one int32 lane per weight row, one
 // convert and one FMA with d_w * d_a. Leftover rows run the same code one at
@@ -26,6 +29,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/arm/interleaved.h"
 #include "kernels/arm/sve/groups.h"
@@ -54,12 +58,15 @@ __attribute__((always_inline)) inline svint32_t dot8(svint8_t w0, svint8_t w1, s
 }
 
 template <class B>
-struct BlockGroups : arm::KernelShape<B, Q8_0Rows, 32, kGroupRows, 4, 2 * kGroupRows + 4 * B::kQuads * kGroupRows> {
-  static constexpr size_t kQsOffset = 2 * kGroupRows;
-  static constexpr size_t kRowBlockBytes = kQ8_0RowBlockBytes;
+struct BlockGroups : arm::KernelShape<B, std::conditional_t<B::kMin, Q8_1Rows, Q8_0Rows>, 32, kGroupRows, 4,
+                                      (B::kMin ? 4 : 2) * kGroupRows + 4 * B::kQuads * kGroupRows> {
+  static constexpr size_t kMinOffset = 2 * kGroupRows;
+  static constexpr size_t kQsOffset = (B::kMin ? 4 : 2) * kGroupRows;
+  static constexpr size_t kRowBlockBytes = B::kMin ? kQ8_1RowBlockBytes : kQ8_0RowBlockBytes;
 
   static void pack(const typename B::GgufBlock& blk, uint8_t* out, size_t r) {
     std::memcpy(out + 2 * r, &blk.d, 2);
+    if constexpr (B::kMin) std::memcpy(out + kMinOffset + 2 * r, &blk.m, 2);
     B::pack(blk, out + kQsOffset, r);
   }
 
@@ -71,8 +78,10 @@ struct BlockGroups : arm::KernelShape<B, Q8_0Rows, 32, kGroupRows, 4, 2 * kGroup
     [[maybe_unused]] svfloat32_t acc0 = svdup_f32(0), acc1 = acc0, acc2 = acc0, acc3 = acc0;
     for (size_t b = 0; b < nb; ++b) {
       const uint8_t* blk = w + b * BlockGroups::kPackedBlockBytes;
-      const uint8_t* xb = x + b * kQ8_0RowBlockBytes;
+      const uint8_t* xb = x + b * kRowBlockBytes;
       const svfloat32_t dw = load_f16_rows(pg32, blk, r0);
+      [[maybe_unused]] svfloat32_t mw;
+      if constexpr (B::kMin) mw = load_f16_rows(pg32, blk + kMinOffset, r0);
       svint8_t w0, w1, w2, w3, w4, w5, w6, w7;
       B::decode(pg8, blk + kQsOffset + 4 * r0, w0, w1, w2, w3, w4, w5, w6, w7);
       // Then one row at a time, so that its 2 activation registers fit in
@@ -85,6 +94,7 @@ struct BlockGroups : arm::KernelShape<B, Q8_0Rows, 32, kGroupRows, 4, 2 * kGroup
     const svint8_t xhi = ld1rq_lo8<16>(xi);                                                    \
     const svint32_t sum = dot8<R>(w0, w1, w2, w3, w4, w5, w6, w7, xlo, xhi);                   \
     acc##i = svmla_f32_x(pg32, acc##i, svcvt_f32_s32_x(pg32, sum), svmul_lane_f32(dw, da, 0)); \
+    if constexpr (B::kMin) acc##i = svmla_lane_f32(acc##i, mw, da, 1);                         \
   }
       SVE_ROWS(R, ROW)
 #undef ROW

@@ -33,8 +33,9 @@ float abs_max(const float* x, size_t n) {
   return svmaxv_f32(svptrue_b32(), m);
 }
 
-// One Q8_0 block: 32 codes to q; returns the fp16-rounded scale.
-float quantize_q8_0_block(const float* x, int8_t* q) {
+// One Q8_0 block: 32 codes to q; returns the fp16-rounded scale (and the
+// unrounded one in *raw, when given: Q8_1's s).
+float quantize_q8_0_block(const float* x, int8_t* q, float* raw = nullptr) {
   const float amax = abs_max(x, kQK);
   const float d = amax / 127;
   float inverse = d != 0.0f ? 1.0f / d : 0.0f;
@@ -45,6 +46,7 @@ float quantize_q8_0_block(const float* x, int8_t* q) {
     const svfloat32_t v = svmul_n_f32_x(pg, svld1_f32(pg, x + i), inverse);
     svst1b_s32(pg, q + i, svcvt_s32_f32_x(pg, svrinta_f32_x(pg, v)));
   }
+  if (raw != nullptr) *raw = d;
   return static_cast<float>(static_cast<__fp16>(d));
 }
 
@@ -93,6 +95,23 @@ void pack_lhs_q8_0_rows(size_t m, size_t k, const float* lhs, size_t lhs_stride,
     for (size_t b = 0; b < nb; ++b, out += kQ8_0RowBlockBytes) {
       const float d = quantize_q8_0_block(lhs + i * lhs_stride + b * kQK, reinterpret_cast<int8_t*>(out)) * mult;
       std::memcpy(out + kQ8_0RowScaleOffset, &d, 4);
+    }
+  }
+}
+
+void pack_lhs_q8_1_rows(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed, float mult) {
+  const size_t nb = k / kQK;
+  auto* out = static_cast<uint8_t*>(lhs_packed);
+  for (size_t i = 0; i < m; ++i) {
+    for (size_t b = 0; b < nb; ++b, out += kQ8_1RowBlockBytes) {
+      float raw;
+      auto* q = reinterpret_cast<int8_t*>(out);
+      const float d = quantize_q8_0_block(lhs + i * lhs_stride + b * kQK, q, &raw) * mult;
+      int sum = 0;
+      for (size_t j = 0; j < kQK; ++j) sum += q[j];
+      const float s = static_cast<float>(static_cast<__fp16>(static_cast<float>(sum) * raw));
+      std::memcpy(out + kQ8_0RowScaleOffset, &d, 4);
+      std::memcpy(out + kQ8_0RowScaleOffset + 4, &s, 4);
     }
   }
 }

@@ -5,6 +5,10 @@
 // Q8_0 rows, per block of 32 (kQ8_0RowBlockBytes = 36 bytes):
 //   int8  qs[32]
 //   float d * mult   (d = the fp16-rounded Q8_0 scale)
+// Q8_1 rows (Q4_1, Q5_1), per block of 32 (kQ8_1RowBlockBytes = 40 bytes):
+//   int8  qs[32], float d * mult as Q8_0 rows, then
+//   float s          the ref's s (fp16 of the codes' sum times the unrounded
+//                    d), widened
 // Q8_K rows, per super-block of 256 (kQ8_KRowBlockBytes = 276 bytes):
 //   int8  qs[256]
 //   int8  bsum_lo[8], bsum_hi[8]: the sums of the codes of each 32-element
@@ -32,6 +36,7 @@ namespace kernels::sve {
 
 inline constexpr size_t kQ8_0RowBlockBytes = 32 + 4;
 inline constexpr size_t kQ8_0RowScaleOffset = 32;
+inline constexpr size_t kQ8_1RowBlockBytes = 32 + 4 + 4;
 inline constexpr size_t kQ8_KRowBlockBytes = 256 + 4 + 16;
 inline constexpr size_t kQ8_KBsumOffset = 256;
 inline constexpr size_t kQ8_KRowScaleOffset = 272;
@@ -41,12 +46,14 @@ inline constexpr size_t kQ8_K16RowScaleOffset = 288;
 inline constexpr size_t kQ8_0PairBlockBytes = 16 + 64;
 
 void pack_lhs_q8_0_rows(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed, float mult);
+void pack_lhs_q8_1_rows(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed, float mult);
 void pack_lhs_q8_k_rows(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed, float mult);
 void pack_lhs_q8_k16_rows(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed, float mult);
 void pack_lhs_q8_0_pairs(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed, float mult);
 
 // The formats for arm::interleaved_kernel.
 using Q8_0Rows = arm::LhsFormat<gguf::GgmlType::Q8_0, 32, kQ8_0RowBlockBytes, 1, pack_lhs_q8_0_rows>;
+using Q8_1Rows = arm::LhsFormat<gguf::GgmlType::Q8_1, 32, kQ8_1RowBlockBytes, 1, pack_lhs_q8_1_rows>;
 using Q8_KRows = arm::LhsFormat<gguf::GgmlType::Q8_K, 256, kQ8_KRowBlockBytes, 1, pack_lhs_q8_k_rows>;
 using Q8_K16Rows = arm::LhsFormat<gguf::GgmlType::Q8_K, 256, kQ8_K16RowBlockBytes, 1, pack_lhs_q8_k16_rows>;
 using Q8_0Pairs = arm::LhsFormat<gguf::GgmlType::Q8_0, 32, kQ8_0PairBlockBytes, 2, pack_lhs_q8_0_pairs>;
