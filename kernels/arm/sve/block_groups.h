@@ -29,6 +29,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 
 #include "kernels/arm/interleaved.h"
@@ -37,6 +38,19 @@
 
 namespace kernels::sve {
 namespace {  // internal linkage, as groups.h
+
+// The row's n quads of bytes at src (4 bytes each) into the group's quads at
+// quad0 (quad i at quad0 + 64 i + 4 r), for the types' pack().
+inline void pack_quads(const uint8_t* src, size_t n, uint8_t* quad0, size_t r) {
+  for (size_t i = 0; i < n; ++i) std::memcpy(quad0 + 4 * kGroupRows * i + 4 * r, src + 4 * i, 4);
+}
+
+// The pass's 4 quads at qs, for the types' decode().
+__attribute__((always_inline)) inline void load_quads(svbool_t pg8, const uint8_t* qs, svuint8_t& u0, svuint8_t& u1,
+                                                      svuint8_t& u2, svuint8_t& u3) {
+  u0 = svld1_u8(pg8, qs), u1 = svld1_u8(pg8, qs + 4 * kGroupRows);
+  u2 = svld1_u8(pg8, qs + 8 * kGroupRows), u3 = svld1_u8(pg8, qs + 12 * kGroupRows);
+}
 
 // The 8 SDOT of a block and row. The order changes GCC 12's register
 // allocation: with the halves interleaved (w0 xlo, w4 xhi, w1 xlo, ...) the

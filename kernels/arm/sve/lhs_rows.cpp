@@ -116,32 +116,33 @@ void pack_lhs_q8_1_rows(size_t m, size_t k, const float* lhs, size_t lhs_stride,
   }
 }
 
-void pack_lhs_q8_k_rows(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed, float mult) {
+namespace {
+
+// Q8_K rows with the sums of kSum codes (32: Q8_K rows, 16: Q8_K16 rows).
+template <size_t kSum, size_t kBlockBytes, size_t kBsumOffset, size_t kScaleOffset>
+void pack_q8_k_rows(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed, float mult) {
   const size_t nb = k / kQKK;
   auto* out = static_cast<uint8_t*>(lhs_packed);
   for (size_t i = 0; i < m; ++i) {
-    for (size_t b = 0; b < nb; ++b, out += kQ8_KRowBlockBytes) {
-      int16_t sums[8];
+    for (size_t b = 0; b < nb; ++b, out += kBlockBytes) {
+      int16_t sums[kQKK / kSum];
       const float d =
-          quantize_q8_k_block<32>(lhs + i * lhs_stride + b * kQKK, reinterpret_cast<int8_t*>(out), sums) * mult;
-      std::memcpy(out + kQ8_KRowScaleOffset, &d, 4);
-      put_sum_halves(sums, 8, out + kQ8_KBsumOffset);
+          quantize_q8_k_block<kSum>(lhs + i * lhs_stride + b * kQKK, reinterpret_cast<int8_t*>(out), sums) * mult;
+      std::memcpy(out + kScaleOffset, &d, 4);
+      put_sum_halves(sums, kQKK / kSum, out + kBsumOffset);
     }
   }
 }
 
+}  // namespace
+
+void pack_lhs_q8_k_rows(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed, float mult) {
+  pack_q8_k_rows<32, kQ8_KRowBlockBytes, kQ8_KBsumOffset, kQ8_KRowScaleOffset>(m, k, lhs, lhs_stride, lhs_packed, mult);
+}
+
 void pack_lhs_q8_k16_rows(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed, float mult) {
-  const size_t nb = k / kQKK;
-  auto* out = static_cast<uint8_t*>(lhs_packed);
-  for (size_t i = 0; i < m; ++i) {
-    for (size_t b = 0; b < nb; ++b, out += kQ8_K16RowBlockBytes) {
-      int16_t sums[16];
-      const float d =
-          quantize_q8_k_block<16>(lhs + i * lhs_stride + b * kQKK, reinterpret_cast<int8_t*>(out), sums) * mult;
-      std::memcpy(out + kQ8_K16RowScaleOffset, &d, 4);
-      put_sum_halves(sums, 16, out + kQ8_K16BsumOffset);
-    }
-  }
+  pack_q8_k_rows<16, kQ8_K16RowBlockBytes, kQ8_K16BsumOffset, kQ8_K16RowScaleOffset>(m, k, lhs, lhs_stride, lhs_packed,
+                                                                                     mult);
 }
 
 void pack_lhs_q8_0_pairs(size_t m, size_t k, const float* lhs, size_t lhs_stride, void* lhs_packed, float mult) {

@@ -50,23 +50,18 @@ __attribute__((always_inline)) inline void iq4_decode(svbool_t pg8, const uint8_
                                                       svint8_t& w6, svint8_t& w7) {
   const svbool_t all = svptrue_b8();
   const svint8_t table = svld1rq_s8(all, ref::kIQ4Values);
-  const svuint8_t u0 = svld1_u8(pg8, qs), u1 = svld1_u8(pg8, qs + 4 * kNr);
-  const svuint8_t u2 = svld1_u8(pg8, qs + 8 * kNr), u3 = svld1_u8(pg8, qs + 12 * kNr);
+  svuint8_t u0, u1, u2, u3;
+  load_quads(pg8, qs, u0, u1, u2, u3);
   w0 = svtbl_s8(table, svand_n_u8_x(all, u0, 0x0F)), w1 = svtbl_s8(table, svand_n_u8_x(all, u1, 0x0F));
   w2 = svtbl_s8(table, svand_n_u8_x(all, u2, 0x0F)), w3 = svtbl_s8(table, svand_n_u8_x(all, u3, 0x0F));
   w4 = svtbl_s8(table, svlsr_n_u8_x(all, u0, 4)), w5 = svtbl_s8(table, svlsr_n_u8_x(all, u1, 4));
   w6 = svtbl_s8(table, svlsr_n_u8_x(all, u2, 4)), w7 = svtbl_s8(table, svlsr_n_u8_x(all, u3, 4));
 }
 
-// The row's 16 qs bytes (4 quads) into the group's quads at quad0.
-inline void pack_quads(const uint8_t* qs, uint8_t* quad0, size_t r) {
-  for (size_t i = 0; i < 4; ++i) std::memcpy(quad0 + 4 * kNr * i + 4 * r, qs + 4 * i, 4);
-}
-
 struct IQ4_NL : arm::WeightType<gguf::GgmlType::IQ4_NL, ref::BlockIQ4_NL> {
   static constexpr size_t kQuads = 4;
 
-  static void pack(const GgufBlock& blk, uint8_t* quad0, size_t r) { pack_quads(blk.qs, quad0, r); }
+  static void pack(const GgufBlock& blk, uint8_t* quad0, size_t r) { pack_quads(blk.qs, 4, quad0, r); }
 
   __attribute__((always_inline)) static void decode(svbool_t pg8, const uint8_t* qs, svint8_t& w0, svint8_t& w1,
                                                     svint8_t& w2, svint8_t& w3, svint8_t& w4, svint8_t& w5,
@@ -86,7 +81,7 @@ struct IQ4_XS : arm::WeightType<gguf::GgmlType::IQ4_XS, ref::BlockIQ4_XS> {
     std::memcpy(out + 2 * r, &blk.d, 2);
     std::memcpy(out + kScalesLOffset + 4 * r, blk.scales_l, 4);
     std::memcpy(out + kScalesHOffset + 2 * r, &blk.scales_h, 2);
-    for (size_t j = 0; j < 8; ++j) pack_quads(blk.qs + 16 * j, out + kQsOffset + 16 * kNr * j, r);
+    for (size_t j = 0; j < 8; ++j) pack_quads(blk.qs + 16 * j, 4, out + kQsOffset + 16 * kNr * j, r);
   }
 
   template <int R>

@@ -16,8 +16,6 @@
 
 #include <arm_sve.h>
 
-#include <cstring>
-
 #include "kernels/arm/sve/block_groups.h"
 #include "kernels/arm/sve/kernel_defs.h"
 #include "kernels/ref/blocks.h"
@@ -29,16 +27,14 @@ struct Q4_1 : arm::WeightType<gguf::GgmlType::Q4_1, ref::BlockQ4_1> {
   static constexpr bool kMin = true;
   static constexpr size_t kQuads = 4;
 
-  static void pack(const GgufBlock& blk, uint8_t* quad0, size_t r) {
-    for (size_t i = 0; i < 4; ++i) std::memcpy(quad0 + 4 * kGroupRows * i + 4 * r, blk.qs + 4 * i, 4);
-  }
+  static void pack(const GgufBlock& blk, uint8_t* quad0, size_t r) { pack_quads(blk.qs, 4, quad0, r); }
 
   __attribute__((always_inline)) static void decode(svbool_t pg8, const uint8_t* qs, svint8_t& w0, svint8_t& w1,
                                                     svint8_t& w2, svint8_t& w3, svint8_t& w4, svint8_t& w5,
                                                     svint8_t& w6, svint8_t& w7) {
     const svbool_t all = svptrue_b8();
-    const svuint8_t u0 = svld1_u8(pg8, qs), u1 = svld1_u8(pg8, qs + 4 * kGroupRows);
-    const svuint8_t u2 = svld1_u8(pg8, qs + 8 * kGroupRows), u3 = svld1_u8(pg8, qs + 12 * kGroupRows);
+    svuint8_t u0, u1, u2, u3;
+    load_quads(pg8, qs, u0, u1, u2, u3);
     w0 = svreinterpret_s8_u8(svand_n_u8_x(all, u0, 0x0F)), w1 = svreinterpret_s8_u8(svand_n_u8_x(all, u1, 0x0F));
     w2 = svreinterpret_s8_u8(svand_n_u8_x(all, u2, 0x0F)), w3 = svreinterpret_s8_u8(svand_n_u8_x(all, u3, 0x0F));
     w4 = svreinterpret_s8_u8(svlsr_n_u8_x(all, u0, 4)), w5 = svreinterpret_s8_u8(svlsr_n_u8_x(all, u1, 4));

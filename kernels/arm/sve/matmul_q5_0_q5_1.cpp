@@ -42,7 +42,7 @@ struct Q5 : arm::WeightType<kOne ? gguf::GgmlType::Q5_1 : gguf::GgmlType::Q5_0,
   static constexpr size_t kQuads = 5;
 
   static void pack(const GgufBlock& blk, uint8_t* quad0, size_t r) {
-    for (size_t i = 0; i < 16; ++i) quad0[4 * kGroupRows * (i / 4) + 4 * r + i % 4] = blk.qs[i];
+    pack_quads(blk.qs, 4, quad0, r);
     uint32_t qh;
     std::memcpy(&qh, blk.qh, 4);
     uint8_t* g = quad0 + 4 * kGroupRows * 4 + 4 * r;
@@ -67,8 +67,8 @@ struct Q5 : arm::WeightType<kOne ? gguf::GgmlType::Q5_1 : gguf::GgmlType::Q5_0,
                                                     svint8_t& w2, svint8_t& w3, svint8_t& w4, svint8_t& w5,
                                                     svint8_t& w6, svint8_t& w7) {
     const svbool_t all = svptrue_b8();
-    const svuint8_t u0 = svld1_u8(pg8, qs), u1 = svld1_u8(pg8, qs + 4 * kGroupRows);
-    const svuint8_t u2 = svld1_u8(pg8, qs + 8 * kGroupRows), u3 = svld1_u8(pg8, qs + 12 * kGroupRows);
+    svuint8_t u0, u1, u2, u3;
+    load_quads(pg8, qs, u0, u1, u2, u3);
     const svuint8_t g = svld1_u8(pg8, qs + 16 * kGroupRows);
     w0 = codes<0>(all, u0, g), w1 = codes<1>(all, u1, g), w2 = codes<2>(all, u2, g), w3 = codes<3>(all, u3, g);
     w4 = codes<4>(all, u0, g), w5 = codes<5>(all, u1, g), w6 = codes<6>(all, u2, g), w7 = codes<7>(all, u3, g);
