@@ -185,9 +185,9 @@ std::string MatmulSelection::describe() const {
 #endif
   // Built with append(): GCC 12 reports a false -Wrestrict on "literal" + std::string&&.
   std::string line(gguf::type_name(weight_type));
-  line.append(": ").append(
-      describe_choice(Choice<MatmulKernel>{kernel, rejected},
-                      "no kernel: this build cannot compute " + std::string(gguf::type_name(weight_type)), hwy_target));
+  line.append(": ").append(describe_choice(Choice<MatmulKernel>{kernel, rejected},
+                                           "no kernel: this build cannot compute " + std::string(gguf::type_name(weight_type)),
+                                           hwy_target));
   if (kernel != nullptr && rank(kernel->tier) < rank(expected)) {
     if (cap && rank(*cap) < rank(expected)) {
       line.append("; below this CPU's ").append(tier_name(expected)).append(" tier because ENGINE_MAX_TIER=");

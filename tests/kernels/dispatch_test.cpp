@@ -351,8 +351,7 @@ TEST_F(KernelPlanLog, LogsTheCpuAndOneLinePerWeightType) {
   for (const auto& [level, line] : log_.lines) std::printf("%s: %s\n", engine::log_level_name(level), line.c_str());
   EXPECT_EQ(log_.lines[0].second.rfind("cpu " + kernels::host_cpu_features().describe(), 0), 0u);
   EXPECT_NE(log_.lines[0].second.find("compiled tiers: "), std::string::npos);
-  EXPECT_EQ(log_.lines[1].second.rfind(
-                std::string("row operations (attention, softmax, SwiGLU): ") + engine::ops::isa_ops().isa, 0),
+  EXPECT_EQ(log_.lines[1].second.rfind(std::string("row operations (attention, softmax, SwiGLU): ") + engine::ops::isa_ops().isa, 0),
             0u)
       << log_.lines[1].second;
   // Q8_0 activations, or float ones on the sme tier.
