@@ -51,8 +51,21 @@ constexpr Tier kWideSmePreference[] = {Tier::sme,  Tier::i8mm, Tier::dotprod, Ti
 bool wide_sve(const CpuFeatures& cpu) { return cpu.has(Feature::sve) && cpu.sve_vector_bits > 128; }
 bool wide_sme(const CpuFeatures& cpu) { return cpu.has(Feature::sme) && cpu.sme_vector_bits >= 256; }
 
-std::span<const Tier> preference(const CpuFeatures& cpu) {
-  if (wide_sve(cpu)) return kWideSvePreference;
+// Whether a type's sve kernel goes before the i8mm and dotprod kernels on this
+// CPU: where the sve kernel runs fewer instructions per weight in decode at the
+// CPU's vector length (docs/kernels.md, "The sve tier's types"). Every type
+// the sve tier has does from 256 bits (Q5_K decode, 1 x 4096 x 4096: sve
+// 0.266 at 256 bits against i8mm's 0.314), except BF16 where the CPU can run
+// BFMMLA (bf16 and i8mm): 0.220 against SVE's widening 0.347 even at 512
+// bits. Without FEAT_BF16 the i8mm tier widens too (0.786), and SVE from 256
+// bits (0.691) goes first.
+bool sve_first(const CpuFeatures& cpu, gguf::GgmlType weight_type) {
+  if (!wide_sve(cpu)) return false;
+  return !(weight_type == gguf::GgmlType::BF16 && cpu.has(Feature::bf16) && cpu.has(Feature::i8mm));
+}
+
+std::span<const Tier> preference(const CpuFeatures& cpu, gguf::GgmlType weight_type) {
+  if (sve_first(cpu, weight_type)) return kWideSvePreference;
   if (wide_sme(cpu)) return kWideSmePreference;
   return kPreference;
 }
@@ -135,7 +148,7 @@ Tier expected_tier(const CpuFeatures& cpu, gguf::GgmlType weight_type) {
     for (const MatmulKernel* k : table) sve_built |= k->tier == Tier::sve;
   }
   for (const MatmulKernel* k : matmul_table(weight_type)) {
-    if (k->tier == Tier::sve) return tier;
+    if (k->tier == Tier::sve && sve_first(cpu, weight_type)) return tier;
   }
   if (!sve_built) return tier;
   return cpu.has(Feature::i8mm) ? Tier::i8mm : Tier::dotprod;
@@ -153,7 +166,7 @@ MatmulSelection select_matmul(gguf::GgmlType weight_type, const CpuFeatures& cpu
   s.expected = expected_tier(cpu, weight_type);
   s.cap = max_tier;
   std::vector<const MatmulKernel*> best_first;  // the table in this CPU's order of tiers
-  for (Tier tier : preference(cpu)) {
+  for (Tier tier : preference(cpu, weight_type)) {
     for (const MatmulKernel* k : matmul_table(weight_type)) {
       if (k->tier == tier) best_first.push_back(k);
     }

@@ -48,11 +48,12 @@ MatmulSelection select_matmul(gguf::GgmlType weight_type, const CpuFeatures& cpu
 Tier expected_tier(const CpuFeatures& cpu);
 
 // The tier a CPU should get for one weight type: expected_tier(cpu), except
-// that wide SVE expects the sve tier only for the types it has kernels for.
-// A type is given no sve kernel where SVE runs more instructions than the
-// i8mm kernel at 128 bits, the phones' vector length (Q5_K: docs/kernels.md),
-// and a CPU with wide SVE and i8mm (or dotprod) then gets that kernel, as a
-// complete build gives it. A64FX, with neither, keeps expecting sve.
+// that wide SVE expects the sve tier only for the types whose sve kernel goes
+// first there: those the sve tier has, but BF16 where the CPU runs BFMMLA
+// (bf16 and i8mm), which runs fewer instructions than SVE at any length
+// (docs/kernels.md). A CPU with wide SVE and i8mm (or dotprod) then expects
+// that kernel, as a complete build gives it. A64FX, with neither, keeps
+// expecting sve.
 Tier expected_tier(const CpuFeatures& cpu, gguf::GgmlType weight_type);
 
 // ENGINE_MAX_TIER from the environment: nullopt when unset or empty; throws

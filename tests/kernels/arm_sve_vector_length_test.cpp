@@ -137,7 +137,7 @@ TEST_P(SveVectorLength, SameResultsAtEveryLength) {
     }
     EXPECT_EQ(lhs, first_lhs) << "pack_lhs differs from its output at " << 8 * first_bytes << " bits";
     for (size_t i = 0; i < y.size(); ++i) {
-      if (type == GgmlType::F16 || type == GgmlType::F32) {
+      if (type == GgmlType::F16 || type == GgmlType::BF16 || type == GgmlType::F32) {
         // FP32 accumulation in a different number of lanes: within float
         // rounding of the reference (which sums in double).
         ASSERT_NEAR(y[i], y_ref[i], 1e-5 * (1 + std::fabs(y_ref[i]))) << "element " << i;

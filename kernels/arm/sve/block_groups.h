@@ -16,6 +16,9 @@
 //                      svint8_t& w7);
 //                       // the pass's quads: w0..w3 hold elements 4i..4i+3
 //                       // (i = 0..3) of each row, w4..w7 elements 16+4i..
+// A type with a min (x = d q + m: Q4_1, Q5_1) sets kMin in its WeightType:
+// its groups hold uint16 m[16] after d, its activations are Q8_1 rows, and
+// the pass adds m_w * s_a per block and row.
 // and the pass does the rest: per block, the quads decoded once for the rows,
 // then per row 8 SDOT (indexed) into one int32 lane per weight row, one
 // convert and one FMA with d_w * d_a. Leftover rows run the same code one at
@@ -26,6 +29,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 #include "kernels/arm/interleaved.h"
 #include "kernels/arm/sve/groups.h"
@@ -33,6 +38,19 @@
 
 namespace kernels::sve {
 namespace {  // internal linkage, as groups.h
+
+// The row's n quads of bytes at src (4 bytes each) into the group's quads at
+// quad0 (quad i at quad0 + 64 i + 4 r), for the types' pack().
+inline void pack_quads(const uint8_t* src, size_t n, uint8_t* quad0, size_t r) {
+  for (size_t i = 0; i < n; ++i) std::memcpy(quad0 + 4 * kGroupRows * i + 4 * r, src + 4 * i, 4);
+}
+
+// The pass's 4 quads at qs, for the types' decode().
+__attribute__((always_inline)) inline void load_quads(svbool_t pg8, const uint8_t* qs, svuint8_t& u0, svuint8_t& u1,
+                                                      svuint8_t& u2, svuint8_t& u3) {
+  u0 = svld1_u8(pg8, qs), u1 = svld1_u8(pg8, qs + 4 * kGroupRows);
+  u2 = svld1_u8(pg8, qs + 8 * kGroupRows), u3 = svld1_u8(pg8, qs + 12 * kGroupRows);
+}
 
 // The 8 SDOT of a block and row. The order changes GCC 12's register
 // allocation: with the halves interleaved (w0 xlo, w4 xhi, w1 xlo, ...) the
@@ -54,12 +72,15 @@ __attribute__((always_inline)) inline svint32_t dot8(svint8_t w0, svint8_t w1, s
 }
 
 template <class B>
-struct BlockGroups : arm::KernelShape<B, Q8_0Rows, 32, kGroupRows, 4, 2 * kGroupRows + 4 * B::kQuads * kGroupRows> {
-  static constexpr size_t kQsOffset = 2 * kGroupRows;
-  static constexpr size_t kRowBlockBytes = kQ8_0RowBlockBytes;
+struct BlockGroups : arm::KernelShape<B, std::conditional_t<B::kMin, Q8_1Rows, Q8_0Rows>, 32, kGroupRows, 4,
+                                      (B::kMin ? 4 : 2) * kGroupRows + 4 * B::kQuads * kGroupRows> {
+  static constexpr size_t kMinOffset = 2 * kGroupRows;
+  static constexpr size_t kQsOffset = (B::kMin ? 4 : 2) * kGroupRows;
+  static constexpr size_t kRowBlockBytes = B::kMin ? kQ8_1RowBlockBytes : kQ8_0RowBlockBytes;
 
   static void pack(const typename B::GgufBlock& blk, uint8_t* out, size_t r) {
     std::memcpy(out + 2 * r, &blk.d, 2);
+    if constexpr (B::kMin) std::memcpy(out + kMinOffset + 2 * r, &blk.m, 2);
     B::pack(blk, out + kQsOffset, r);
   }
 
@@ -71,8 +92,10 @@ struct BlockGroups : arm::KernelShape<B, Q8_0Rows, 32, kGroupRows, 4, 2 * kGroup
     [[maybe_unused]] svfloat32_t acc0 = svdup_f32(0), acc1 = acc0, acc2 = acc0, acc3 = acc0;
     for (size_t b = 0; b < nb; ++b) {
       const uint8_t* blk = w + b * BlockGroups::kPackedBlockBytes;
-      const uint8_t* xb = x + b * kQ8_0RowBlockBytes;
+      const uint8_t* xb = x + b * kRowBlockBytes;
       const svfloat32_t dw = load_f16_rows(pg32, blk, r0);
+      [[maybe_unused]] svfloat32_t mw;
+      if constexpr (B::kMin) mw = load_f16_rows(pg32, blk + kMinOffset, r0);
       svint8_t w0, w1, w2, w3, w4, w5, w6, w7;
       B::decode(pg8, blk + kQsOffset + 4 * r0, w0, w1, w2, w3, w4, w5, w6, w7);
       // Then one row at a time, so that its 2 activation registers fit in
@@ -85,6 +108,7 @@ struct BlockGroups : arm::KernelShape<B, Q8_0Rows, 32, kGroupRows, 4, 2 * kGroup
     const svint8_t xhi = ld1rq_lo8<16>(xi);                                                    \
     const svint32_t sum = dot8<R>(w0, w1, w2, w3, w4, w5, w6, w7, xlo, xhi);                   \
     acc##i = svmla_f32_x(pg32, acc##i, svcvt_f32_s32_x(pg32, sum), svmul_lane_f32(dw, da, 0)); \
+    if constexpr (B::kMin) acc##i = svmla_lane_f32(acc##i, mw, da, 1);                         \
   }
       SVE_ROWS(R, ROW)
 #undef ROW

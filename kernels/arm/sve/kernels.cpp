@@ -13,8 +13,10 @@
 namespace kernels::sve {
 
 std::span<const MatmulKernel> matmul_kernels() {
-  static const MatmulKernel table[] = {kMatmulF32, kMatmulF16,  kMatmulQ8_0Mmla, kMatmulQ8_0, kMatmulQ4_0Mmla,
-                                       kMatmulQ4_0, kMatmulQ4_K,     kMatmulQ6_K};
+  static const MatmulKernel table[] = {kMatmulF32,      kMatmulF16,  kMatmulBF16, kMatmulQ8_0Mmla, kMatmulQ8_0,
+                                       kMatmulQ4_0Mmla, kMatmulQ4_0, kMatmulQ4_1, kMatmulQ5_0,     kMatmulQ5_1,
+                                       kMatmulIQ4_NL,   kMatmulQ4_K, kMatmulQ5_K, kMatmulQ6_K,     kMatmulIQ4_XS,
+                                       kMatmulQ3_K,     kMatmulQ2_K};
   return table;
 }
 

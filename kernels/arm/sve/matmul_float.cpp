@@ -1,13 +1,15 @@
-// matmul_f32_f32_f16_4x4_sve and matmul_f32_f32_f32_4x4_sve: F16 or F32
-// weights x F32 activations, SVE FP32 FMA. One tile for both types, over a
-// weight loader (F16Weights, F32Weights below).
+// matmul_f32_f32_f16_4x4_sve, matmul_f32_f32_bf16_4x4_sve and
+// matmul_f32_f32_f32_4x4_sve: F16, BF16 or F32 weights x F32 activations, SVE
+// FP32 FMA. One tile for the three types, over a weight loader (F16Weights,
+// BF16Weights, F32Weights below).
 //
 // Features: SVE. Compiled with -march=armv8.2-a+sve. Vector-length agnostic:
 // k advances by VL/32 floats, the tail under a WHILELT predicate.
 //
 // RHS: the GGUF rows as they are (pack_rhs = nullptr). F16: LD1H into the low
 // half of each 32-bit lane, FCVT to fp32 (2 instructions per VL/32 weights);
-// F32: LD1W. LHS: F32 rows, copied.
+// BF16: the same load, then LSL by 16 (a bf16 is the top half of an fp32, so
+// widening is exact and needs no FEAT_BF16); F32: LD1W. LHS: F32 rows, copied.
 //
 // run: tiles of kMr = 4 activation rows x kNr = 4 weight rows; each output has
 // one vector accumulator over k (lane l sums k = l mod VL/32), reduced with
@@ -32,6 +34,14 @@ struct F16Weights {
   using Elem = uint16_t;
   static svfloat32_t load(svbool_t pg, const Elem* p) {
     return svcvt_f32_f16_x(pg, svreinterpret_f16_u32(svld1uh_u32(pg, p)));
+  }
+};
+
+struct BF16Weights {
+  static constexpr gguf::GgmlType kType = gguf::GgmlType::BF16;
+  using Elem = uint16_t;
+  static svfloat32_t load(svbool_t pg, const Elem* p) {
+    return svreinterpret_f32_u32(svlsl_n_u32_x(pg, svld1uh_u32(pg, p), 16));
   }
 };
 
@@ -106,6 +116,8 @@ using Rows = arm::FloatRows<W::kType, typename W::Elem, kNr, kMr, run<W>>;
 
 constinit const MatmulKernel kMatmulF16 =
     arm::interleaved_kernel<Rows<F16Weights>>("matmul_f32_f32_f16_4x4_sve", Tier::sve, kRequiredFeatures);
+constinit const MatmulKernel kMatmulBF16 =
+    arm::interleaved_kernel<Rows<BF16Weights>>("matmul_f32_f32_bf16_4x4_sve", Tier::sve, kRequiredFeatures);
 constinit const MatmulKernel kMatmulF32 =
     arm::interleaved_kernel<Rows<F32Weights>>("matmul_f32_f32_f32_4x4_sve", Tier::sve, kRequiredFeatures);
 

@@ -14,8 +14,6 @@
 
 #include <arm_sve.h>
 
-#include <cstring>
-
 #include "kernels/arm/sve/block_groups.h"
 #include "kernels/arm/sve/kernel_defs.h"
 #include "kernels/ref/blocks.h"
@@ -27,7 +25,7 @@ struct Q8_0 : arm::WeightType<gguf::GgmlType::Q8_0, ref::BlockQ8_0> {
   static constexpr size_t kQuads = 8;
 
   static void pack(const GgufBlock& blk, uint8_t* quad0, size_t r) {
-    for (size_t i = 0; i < 8; ++i) std::memcpy(quad0 + 4 * kGroupRows * i + 4 * r, blk.qs + 4 * i, 4);
+    pack_quads(reinterpret_cast<const uint8_t*>(blk.qs), 8, quad0, r);
   }
 
   __attribute__((always_inline)) static void decode(svbool_t pg8, const uint8_t* qs, svint8_t& w0, svint8_t& w1,
