@@ -94,7 +94,8 @@ std::string repack_cache_key(const gguf::File& file, const KernelPlan& plan) {
   std::string key = "engine repack cache " + std::to_string(kRepackCacheVersion) + "\nmodel size " +
                     std::to_string(st.st_size) + " mtime " + std::to_string(st.st_mtim.tv_sec) + "." +
                     std::to_string(st.st_mtim.tv_nsec) + " device " + std::to_string(st.st_dev) + " inode " +
-                    std::to_string(st.st_ino) + "\nheader sha256 " + Sha256::hex(h.finish()) + "\n";
+                    std::to_string(st.st_ino) + "\nheader sha256 " + Sha256::hex(h.finish()) + "\ncpu " +
+                    plan.cpu.describe() + "\n";
   for (const kernels::MatmulSelection& s : plan.selections) {
     key += "kernel " + std::string(gguf::type_name(s.weight_type)) + " " +
            (s.kernel != nullptr ? std::string(s.kernel->name) + " " + std::string(kernels::tier_name(s.kernel->tier)) : "none") +

@@ -13,7 +13,9 @@
 //    cost the cache is there to avoid; a weight rewritten in place with the
 //    same size and modification time is the one change this does not see.
 //  - every weight type's kernel name and tier (the name fixes the layout), so
-//    another CPU, another build or ENGINE_MAX_TIER rebuilds the cache;
+//    another build or ENGINE_MAX_TIER rebuilds the cache; and the CPU's
+//    features and SVE/SME vector lengths, so that a layout that came to depend
+//    on them could not be read on another CPU (a phone's cores share them);
 //  - the cache format's version.
 // The file: a header (magic, version, key, the entries' names, offsets and
 // sizes, the SHA-256 of all that) padded to 4 KiB, then the packed bytes. A
