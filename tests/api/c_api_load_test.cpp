@@ -140,6 +140,8 @@ TEST_F(CApiLoad, StatsAndThePlainRead) {
 }
 
 TEST_F(CApiLoad, CacheDirectoryFromOptionsAndEnvironment) {
+  ENGINE_REQUIRE_SHARED(q4_0, "models/reference/llama-d256-Q4_0.gguf");  // repacked on every tier but ref
+  path_ = q4_0.string();
   quantize_test::TempDir dir("api-cache");
   options_.progress = nullptr;
   const std::string cache_dir = dir / "app";
