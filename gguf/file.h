@@ -131,6 +131,8 @@ class File {
   uint32_t alignment() const { return alignment_; }
   uint64_t data_offset() const { return data_offset_; }
   uint64_t data_size() const { return bytes_.size() - data_offset_; }
+  // Every byte before the data section: the header, metadata and tensor index.
+  std::span<const uint8_t> header_bytes() const { return bytes_.first(data_offset_); }
 
   std::span<const KeyValue> metadata() const { return kvs_; }
   const KeyValue* find(std::string_view key) const;

@@ -3,6 +3,7 @@
 //
 //   run -m model.gguf -p "Once upon a time" -n 128
 //   run -m model.gguf --tokens 1,403,407 --dump-logits out.json
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <cstdio>
@@ -50,6 +51,8 @@ struct Options {
   std::string tokens;
   std::string dump_logits;
   std::string prompt_cache;
+  std::string cache_dir;  // the repack cache's directory
+  bool time_read = false;
   bool verbose = false;
 };
 
@@ -74,6 +77,9 @@ void usage(FILE* out) {
                "      --prompt-cache FILE a saved session: when FILE exists its tokens' cache is loaded and only\n"
                "                          the rest of the prompt evaluated; after the prompt the session is saved\n"
                "                          to FILE unless the file already held all of it\n"
+               "      --cache-dir DIR     keep the repacked weights in DIR/MODEL.gguf.enginecache, so the next\n"
+               "                          load maps them instead of repacking (default: $ENGINE_CACHE_DIR, else none)\n"
+               "      --time-read         also time a plain read of the model file, beside the load time\n"
                "  -v, --verbose           log the kernel plan and thread placement\n",
                tools::kSamplerUsage);
 }
@@ -87,7 +93,7 @@ Options parse(int argc, char** argv) {
         a.option({"--cpus"}, o.cpus) || a.option({"-c", "--ctx-size"}, o.n_ctx) ||
         a.option({"-b", "--batch-size"}, o.n_batch) || a.option({"--kv-type"}, o.kv_type) ||
         a.option({"--tokens"}, o.tokens) || a.option({"--dump-logits"}, o.dump_logits) ||
-        a.option({"--prompt-cache"}, o.prompt_cache)) {
+        a.option({"--prompt-cache"}, o.prompt_cache) || a.option({"--cache-dir"}, o.cache_dir)) {
       continue;
     }
     if (tools::parse_sampler_option(a, o.sampler)) {
@@ -95,6 +101,8 @@ Options parse(int argc, char** argv) {
       o.ignore_eos = true;
     } else if (a.flag({"--special"})) {
       o.special = true;
+    } else if (a.flag({"--time-read"})) {
+      o.time_read = true;
     } else if (a.flag({"-v", "--verbose"})) {
       o.verbose = true;
     } else if (a.flag({"-h", "--help"})) {
@@ -202,7 +210,10 @@ int run(const Options& o) {
   if (!o.dump_logits.empty()) gguf::resolve_output_path(o.dump_logits);
   if (!o.prompt_cache.empty()) check_prompt_cache_path(o.prompt_cache);
   const auto t_load = Clock::now();
-  const auto model = engine::Model::load(o.model);
+  engine::LoadOptions load_options;
+  load_options.cache_dir = o.cache_dir.empty() ? engine::cache_dir_from_env() : o.cache_dir;
+  load_options.measure_read = o.time_read;
+  const auto model = engine::Model::load(o.model, load_options);
   const engine::Tokenizer tokenizer = engine::Tokenizer::from_gguf(model->file());
   const auto t_loaded = Clock::now();
   const engine::MemoryUsage after_load = engine::memory_usage();
@@ -293,7 +304,9 @@ int run(const Options& o) {
   const double decode_ms = ms_between(t_first, t_decode_end);
   const int64_t decode_steps = generated > 0 ? generated - 1 : 0;  // the first token came from the prefill
   std::fprintf(stderr, "\nmodel:      %s (%s, load %.0f ms)\n", o.model.c_str(),
-               mib(model->file().file_size()).c_str(), ms_between(t_load, t_loaded));
+               mib(model->file().file_size()).c_str(),
+               ms_between(t_load, t_loaded) - 1000 * std::max(model->load_stats().read_seconds, 0.0));
+  std::fprintf(stderr, "load:       %s\n", engine::describe_load(model->load_stats()).c_str());
   // The cache's bytes beside a full cache's: what sliding windows save.
   std::fprintf(stderr, "session:    context %s, set up in %.0f ms; KV cache %s\n",
                tools::plural(session.n_ctx(), "token").c_str(), setup_ms, session.kv_cache().size().describe().c_str());

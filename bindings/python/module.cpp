@@ -16,6 +16,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -149,6 +150,42 @@ py::dict generate_reply(PySession& s, engine::api::Sampler& sampler, uint32_t ma
   return out;
 }
 
+// engine_model_load_ex with the GIL released (mapping and repacking a large
+// file takes a while), taken again for each call of the Python progress
+// callback. An exception the callback raises cancels the load and is raised.
+std::unique_ptr<engine::api::Model> load_model(const std::string& path, const py::object& cache_dir,
+                                               const py::object& progress) {
+  struct Progress {
+    py::object fn;
+    std::optional<py::error_already_set> error;
+  } p{progress, std::nullopt};
+  const std::string dir = cache_dir.is_none() ? "" : py::str(cache_dir).cast<std::string>();
+  engine_load_options o = engine_load_default_options();
+  if (!cache_dir.is_none()) o.cache_dir = dir.c_str();
+  if (!progress.is_none()) {
+    o.user_data = &p;
+    o.progress = [](float fraction, const char* phase, void* user) {
+      auto* self = static_cast<Progress*>(user);
+      py::gil_scoped_acquire locked;
+      try {
+        return py::cast<bool>(self->fn(fraction, phase));
+      } catch (py::error_already_set& e) {
+        self->error.emplace(std::move(e));
+        return false;
+      }
+    };
+  }
+  std::unique_ptr<engine::api::Model> model;
+  try {
+    py::gil_scoped_release unlocked;
+    model = std::make_unique<engine::api::Model>(path, o);
+  } catch (const Error&) {
+    if (p.error) throw std::move(*p.error);
+    throw;
+  }
+  return model;
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_engine, m) {
@@ -166,11 +203,26 @@ PYBIND11_MODULE(_engine, m) {
   m.attr("__version__") = engine_version();
 
   py::class_<engine::api::Model>(m, "Model")
-      .def(py::init([](const std::string& path) {
-             py::gil_scoped_release unlocked;  // mapping and repacking a large file takes a while
-             return std::make_unique<engine::api::Model>(path);
+      .def(py::init([](const std::string& path, const py::object& cache_dir, const py::object& progress) {
+             return load_model(path, cache_dir, progress);
            }),
-           py::arg("path"), "Loads a GGUF model (mapped, not copied).")
+           py::arg("path"), py::arg("cache_dir") = py::none(), py::arg("progress") = py::none(),
+           "Loads a GGUF model (mapped, not copied). cache_dir: keep the repacked weights there so the next "
+           "load maps them (default: $ENGINE_CACHE_DIR, else none). progress(fraction, phase) is called as the "
+           "load goes; returning False cancels it (EngineError, status 'cancelled').")
+      .def_property_readonly(
+          "load_stats",
+          [](const engine::api::Model& model) {
+            const engine_load_stats s = model.load_stats();
+            static const char* const kCache[] = {"off", "hit", "written", "write failed"};
+            py::dict d;
+            d["load_seconds"] = s.load_seconds;
+            d["repack_seconds"] = s.repack_seconds;
+            d["cache_seconds"] = s.cache_seconds;
+            d["cache"] = kCache[s.cache];
+            return d;
+          },
+          "The load's seconds, of which repacking and the repack cache, and how the cache served it.")
       .def_property_readonly("n_vocab", &engine::api::Model::n_vocab)
       .def_property_readonly("bos", &engine::api::Model::bos, "The begin-of-sequence token, or -1.")
       .def_property_readonly("eos", &engine::api::Model::eos, "The end-of-sequence token, or -1.")

@@ -4,6 +4,7 @@
 // message: nothing escapes into a C caller, nothing aborts the host app.
 #include <algorithm>
 #include <atomic>
+#include <cstddef>
 #include <cstring>
 #include <memory>
 #include <new>
@@ -19,6 +20,10 @@
 using namespace engine::api_detail;  // NOLINT: the objects and steps of c_api_objects.h
 
 // engine_kv_type and engine::KvType name the same types by the same numbers.
+static_assert(static_cast<int>(engine::CacheState::off) == ENGINE_CACHE_OFF &&
+              static_cast<int>(engine::CacheState::hit) == ENGINE_CACHE_HIT &&
+              static_cast<int>(engine::CacheState::written) == ENGINE_CACHE_WRITTEN &&
+              static_cast<int>(engine::CacheState::write_failed) == ENGINE_CACHE_WRITE_FAILED);
 static_assert(static_cast<int>(engine::KvType::f16) == ENGINE_KV_F16 &&
               static_cast<int>(engine::KvType::f32) == ENGINE_KV_F32 &&
               static_cast<int>(engine::KvType::q8_0) == ENGINE_KV_Q8_0 &&
@@ -60,24 +65,56 @@ const char* engine_status_name(engine_status s) {
     case ENGINE_ERR_ABORTED: return "aborted";
     case ENGINE_ERR_FILE: return "saved session file";
     case ENGINE_ERR_TEMPLATE: return "chat template";
+    case ENGINE_ERR_CANCELLED: return "cancelled";
   }
   return "unknown status";
 }
 
 const char* engine_version(void) { return engine::version(); }
 
+engine_load_options engine_load_default_options(void) {
+  engine_load_options o{};
+  o.size = sizeof o;
+  return o;
+}
+
 engine_status engine_model_load(const char* path, engine_model** out) {
+  return engine_model_load_ex(path, nullptr, out);
+}
+
+engine_status engine_model_load_ex(const char* path, const engine_load_options* options, engine_model** out) {
   if (out == nullptr) return fail(ENGINE_ERR_INVALID_ARGUMENT, "engine_model_load: out is null");
   *out = nullptr;
   if (path == nullptr) return fail(ENGINE_ERR_INVALID_ARGUMENT, "engine_model_load: path is null");
+  // The caller's struct over the defaults, as far as it reaches.
+  engine_load_options o = engine_load_default_options();
+  if (options != nullptr) {
+    if (options->size < offsetof(engine_load_options, progress) + sizeof o.progress || options->size > sizeof o) {
+      return fail(ENGINE_ERR_INVALID_ARGUMENT, "engine_model_load_ex: options->size " +
+                                                   std::to_string(options->size) + " is not that of an " +
+                                                   "engine_load_options (" + std::to_string(sizeof o) +
+                                                   " bytes here); set it with engine_load_default_options");
+    }
+    std::memcpy(&o, options, options->size);
+  }
+  engine::LoadOptions load;
+  if (o.progress != nullptr) {
+    load.progress = [&o](double fraction, const char* phase) {
+      return o.progress(static_cast<float>(fraction), phase, o.user_data);
+    };
+  }
+  load.cache_dir = o.cache_dir != nullptr ? o.cache_dir : engine::cache_dir_from_env();
+  load.measure_read = o.measure_read;
   return guarded("engine_model_load", [&] {
     std::unique_ptr<ModelObject> object;
     try {
-      auto model = engine::Model::load(path);
+      auto model = engine::Model::load(path, load);
       auto tokenizer = engine::Tokenizer::from_gguf(model->file());
       object.reset(new ModelObject{std::move(model), std::move(tokenizer), {}});
     } catch (const engine::ResourceError&) {
       throw;
+    } catch (const engine::Cancelled& e) {
+      return fail(ENGINE_ERR_CANCELLED, e.what());
     } catch (const engine::Error& e) {
       return fail(ENGINE_ERR_MODEL, e.what());  // the vocabulary is part of the file too
     }
@@ -100,6 +137,17 @@ engine_status engine_model_free(engine_model* model) {
   }
   if (s != Status::ok) return refused(s, "engine_model_free", "model");
   delete static_cast<ModelObject*>(object);
+  return ENGINE_OK;
+}
+
+engine_status engine_model_load_stats(const engine_model* m, engine_load_stats* out) {
+  if (out == nullptr) return fail(ENGINE_ERR_INVALID_ARGUMENT, "engine_model_load_stats: out is null");
+  const bool found = handle_table().peek(id_of(m), Kind::model, [&](void* object) {
+    const engine::LoadStats& s = static_cast<const ModelObject*>(object)->model->load_stats();
+    *out = engine_load_stats{s.load_seconds, s.repack_seconds, s.cache_seconds,
+                             s.read_seconds, s.file_bytes,     static_cast<engine_cache_state>(s.cache)};
+  });
+  if (!found) return fail(ENGINE_ERR_INVALID_HANDLE, "engine_model_load_stats: invalid, freed or null handle");
   return ENGINE_OK;
 }
 

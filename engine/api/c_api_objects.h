@@ -89,6 +89,8 @@ engine_status guarded(const char* what, Fn&& fn) {
     return fail(ENGINE_ERR_MODEL, e.what());
   } catch (const engine::ResourceError& e) {
     return fail(ENGINE_ERR_OUT_OF_MEMORY, std::string(what) + ": " + e.what());
+  } catch (const engine::Cancelled& e) {
+    return fail(ENGINE_ERR_CANCELLED, std::string(what) + ": " + e.what());
   } catch (const engine::Aborted& e) {
     return fail(ENGINE_ERR_ABORTED, std::string(what) + ": " + e.what());
   } catch (const engine::SessionFileError& e) {

@@ -44,7 +44,8 @@ typedef enum engine_status {
   ENGINE_ERR_INTERNAL = 10,
   ENGINE_ERR_ABORTED = 11, /* the session's abort callback stopped the evaluation */
   ENGINE_ERR_FILE = 12,    /* a saved session cannot be written or read, or does not fit this session */
-  ENGINE_ERR_TEMPLATE = 13 /* the chat template does not parse, fails, or raised (its own message) */
+  ENGINE_ERR_TEMPLATE = 13, /* the chat template does not parse, fails, or raised (its own message) */
+  ENGINE_ERR_CANCELLED = 14 /* the load's progress callback cancelled it (engine_model_load_ex) */
 } engine_status;
 
 typedef struct engine_model engine_model;
@@ -85,8 +86,62 @@ typedef void (*engine_log_callback)(engine_log_level level, const char* message,
 engine_status engine_set_log_callback(engine_log_callback callback, void* user);
 
 /* ---- models ---- */
-/* Maps the file read-only, validates it and chooses the kernels (logged). */
+/* Maps the file read-only, validates it and chooses the kernels (logged):
+ * engine_model_load_ex with engine_load_default_options(). */
 engine_status engine_model_load(const char* path, engine_model** out);
+
+/* Called on the loading thread with the fraction done (0 to 1, never
+ * decreasing; 1 once, at the end) and what the load is doing ("reading",
+ * "repacking", "mapping cache", "writing cache", "done"): at least once per
+ * tensor. Return false to cancel: the load frees everything it allocated and
+ * returns ENGINE_ERR_CANCELLED. It must not call the engine. */
+typedef bool (*engine_load_progress_callback)(float fraction, const char* phase, void* user_data);
+
+/* Repack cache: a kernel that computes in a layout of its own gets a
+ * repacked copy of each weight matrix at load (seconds for a 1B model on a
+ * phone, most of it the first touch of fresh memory). With a cache directory
+ * the copy is written to DIR/<model file name>.enginecache after the first
+ * load, and the loads after it map that file instead of repacking. It is used
+ * only when made for the same model file (its size, modification time,
+ * device, inode and a SHA-256 of its header and tensor index) and the same
+ * kernels (another CPU, build or ENGINE_MAX_TIER rebuilds it); a stale,
+ * truncated or corrupt cache is logged, ignored and rewritten. It takes about
+ * the disk space of the model's matrices. Off unless a directory is given:
+ * an app passes a directory of its own (e.g. Android's getCacheDir()); the
+ * tools take --cache-dir; $ENGINE_CACHE_DIR gives one to every load that
+ * leaves cache_dir NULL. */
+typedef struct engine_load_options {
+  /* sizeof(engine_load_options) as the caller was compiled, set by
+   * engine_load_default_options: fields added later keep their defaults for
+   * a caller that predates them. */
+  size_t size;
+  engine_load_progress_callback progress; /* NULL: none */
+  void* user_data;                        /* passed to progress */
+  const char* cache_dir; /* NULL: $ENGINE_CACHE_DIR when set, else no cache; "": no cache */
+  bool measure_read;     /* also time a plain read of the file (engine_load_stats.read_seconds); costs a full read */
+} engine_load_options;
+
+engine_load_options engine_load_default_options(void);
+/* engine_model_load with options (NULL: the defaults). A size below the
+ * first field's end, or larger than this library's struct, is
+ * ENGINE_ERR_INVALID_ARGUMENT. */
+engine_status engine_model_load_ex(const char* path, const engine_load_options* options, engine_model** out);
+
+typedef enum engine_cache_state {
+  ENGINE_CACHE_OFF = 0,         /* no cache directory, or no weight to repack */
+  ENGINE_CACHE_HIT = 1,         /* the repacked weights were mapped from the cache */
+  ENGINE_CACHE_WRITTEN = 2,     /* repacked, and the cache written */
+  ENGINE_CACHE_WRITE_FAILED = 3 /* repacked; the cache could not be written (logged) */
+} engine_cache_state;
+typedef struct engine_load_stats {
+  double load_seconds;   /* the whole load */
+  double repack_seconds; /* of which repacking weights */
+  double cache_seconds;  /* of which reading or writing the repack cache */
+  double read_seconds;   /* a plain sequential read() of the file, when measure_read was set; else -1 */
+  uint64_t file_bytes;
+  engine_cache_state cache;
+} engine_load_stats;
+engine_status engine_model_load_stats(const engine_model* model, engine_load_stats* out);
 engine_status engine_model_free(engine_model* model);
 int32_t engine_model_n_vocab(const engine_model* model);     /* -1 for a bad handle */
 int32_t engine_model_n_ctx_train(const engine_model* model); /* -1 for a bad handle */

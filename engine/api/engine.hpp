@@ -161,6 +161,18 @@ class Model {
     check(engine_model_load(path.c_str(), &m));
     h_ = Owned<engine_model, engine_model_free>(m);
   }
+  // With progress, cancellation (an Error of status ENGINE_ERR_CANCELLED) and
+  // the repack cache: engine_model_load_ex.
+  Model(const std::string& path, const engine_load_options& options) {
+    engine_model* m = nullptr;
+    check(engine_model_load_ex(path.c_str(), &options, &m));
+    h_ = Owned<engine_model, engine_model_free>(m);
+  }
+  engine_load_stats load_stats() const {
+    engine_load_stats s{};
+    check(engine_model_load_stats(get(), &s));
+    return s;
+  }
   engine_model* get() const { return h_.get(); }
   int32_t n_vocab() const { return engine_model_n_vocab(get()); }
   int32_t bos() const { return engine_model_bos(get()); }

@@ -1,6 +1,7 @@
 #include "engine/model/model.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <type_traits>
 #include <variant>
@@ -22,6 +23,9 @@ std::string shape_of(const std::vector<uint64_t>& shape) {
   }
   return s.append("]");
 }
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 // Bytes a matrix takes in its kernel's layout, at a 64-byte boundary.
 uint64_t packed_bytes(const kernels::MatmulKernel& kernel, uint64_t out, uint64_t in) {
@@ -68,9 +72,16 @@ Linear Model::make_linear(const gguf::TensorInfo& t) {
   }
   l.rhs = file_.tensor_data(t);
   if (l.kernel->pack_rhs != nullptr) {
+    const uint64_t size = packed_bytes(*l.kernel, l.out, l.in);
+    if (const uint8_t* cached = cache_ ? cache_->find(l.name, size) : nullptr) {
+      phase_ = "mapping cache";
+      l.rhs = cached;
+      return l;
+    }
     // Repack once into the kernel's layout, then let the source pages go, so
     // the resident set holds one copy of each matrix, not two.
-    const uint64_t size = packed_bytes(*l.kernel, l.out, l.in);
+    phase_ = "repacking";
+    const auto start = Clock::now();
     uint8_t* packed = repacked_.allocate(size);
     if (packed == nullptr) throw ResourceError(file_.path() + ": no room left repacking '" + l.name + "'");
     heap_weight_bytes_ += size;
@@ -79,6 +90,8 @@ Linear Model::make_linear(const gguf::TensorInfo& t) {
     packed_on_threads_ = std::max(packed_on_threads_, threads);
     file_.release_pages(t);
     l.rhs = packed;
+    stats_.repack_seconds += seconds_since(start);
+    if (write_cache_) packed_.push_back({l.name, packed, size});
   }
   return l;
 }
@@ -129,12 +142,50 @@ void Model::load_tensor(const arch::TensorSpec& spec, uint32_t il) {
         }
       },
       spec.slot);
+  step(t->n_bytes, phase_);
+  phase_ = "reading";
 }
 
-std::unique_ptr<Model> Model::load(const std::string& path) { return load(gguf::File::open(path)); }
+bool Model::report(uint64_t bytes, const char* phase) {
+  progress_done_ += bytes;
+  if (!options_->progress) return true;
+  // Never backwards, and 1 only at the end: a tensor counted twice (a tied
+  // output) could otherwise overshoot.
+  const double f = progress_total_ == 0 ? 0 : static_cast<double>(progress_done_) / static_cast<double>(progress_total_);
+  progress_last_ = std::clamp(f, progress_last_, 0.999);
+  return options_->progress(progress_last_, phase);
+}
 
-std::unique_ptr<Model> Model::load(gguf::File file) {
+void Model::step(uint64_t bytes, const char* phase) {
+  if (!report(bytes, phase)) {
+    throw Cancelled(file_.path() + ": the load was cancelled by its progress callback at " +
+                    std::to_string(static_cast<int>(progress_last_ * 100)) + "%");
+  }
+}
+
+std::unique_ptr<Model> Model::load(const std::string& path, const LoadOptions& options) {
+  const auto start = Clock::now();
+  // The plain read is timed after the load (load(File) skips it: its bytes
+  // may come from memory, not from a file).
+  LoadOptions inner = options;
+  inner.measure_read = false;
+  std::unique_ptr<Model> m = load(gguf::File::open(path), inner);
+  m->stats_.load_seconds = seconds_since(start);
+  if (options.measure_read) {
+    try {
+      m->stats_.read_seconds = time_plain_read(path);
+    } catch (const Error& e) {
+      log_warning(e.what());
+    }
+  }
+  m->options_ = nullptr;
+  return m;
+}
+
+std::unique_ptr<Model> Model::load(gguf::File file, const LoadOptions& options) {
+  const auto start = Clock::now();
   std::unique_ptr<Model> m(new Model(std::move(file)));
+  m->options_ = &options;
   const gguf::File& f = m->file_;
   const std::string& path = f.path();
   ModelConfig& c = m->config_;
@@ -146,8 +197,12 @@ std::unique_ptr<Model> Model::load(gguf::File file) {
     if (t.n_dims == 2) types.push_back(t.type);
   }
   m->plan_ = plan_kernels(types);
+  m->open_cache(options.cache_dir);
   m->reserve_repacked();
   m->pack_threads_ = pack_threads();
+  m->stats_.file_bytes = f.file_size();
+  for (const auto& t : f.tensors()) m->progress_total_ += t.n_bytes;
+  m->step(0, "reading");
 
   // The description's tensor table, global tensors first, then block by block.
   const std::vector<arch::TensorSpec>& table = c.arch->tensors;
@@ -165,7 +220,65 @@ std::unique_ptr<Model> Model::load(gguf::File file) {
   }
   m->repacked_.release_unused();
   m->log_repacked();
+  if (m->write_cache_) m->write_cache();
+  if (options.progress && !options.progress(1.0, "done")) {
+    throw Cancelled(path + ": the load was cancelled by its progress callback at its end");
+  }
+  m->stats_.load_seconds = seconds_since(start);
+  m->options_ = nullptr;
   return m;
+}
+
+void Model::open_cache(const std::string& dir) {
+  const bool repacks = std::any_of(plan_.selections.begin(), plan_.selections.end(), [](const auto& s) {
+    return s.kernel != nullptr && s.kernel->pack_rhs != nullptr;
+  });
+  if (dir.empty() || !repacks) return;
+  const auto start = Clock::now();
+  const std::string& path = stats_.cache_path = repack_cache_path(dir, file_.path());
+  try {
+    cache_key_ = repack_cache_key(file_, plan_);
+  } catch (const Error& e) {
+    log_warning(std::string(e.what()) + "; loading without the repack cache");
+    return;
+  }
+  cache_ = RepackCache::open(path, cache_key_, &stats_.cache_note);
+  stats_.cache_seconds += seconds_since(start);
+  if (cache_ != nullptr) {
+    stats_.cache = CacheState::hit;
+    log_info("repack cache " + path + ": mapped (" + format_bytes(cache_->file_bytes()) + "), no repacking");
+    return;
+  }
+  if (!stats_.cache_note.empty()) {
+    log_info("repack cache " + path + ": " + stats_.cache_note + "; repacking and writing it again");
+  }
+  write_cache_ = true;
+}
+
+void Model::write_cache() {
+  const auto start = Clock::now();
+  uint64_t total = 0;
+  for (const RepackEntry& e : packed_) total += e.bytes;
+  // The write counts as much progress as the repacking it saves.
+  progress_total_ += total;
+  uint64_t reported = 0;
+  const auto progress = [&](uint64_t written) {
+    const uint64_t delta = written - reported;
+    reported = written;
+    return report(delta, "writing cache");
+  };
+  try {
+    write_repack_cache(stats_.cache_path, cache_key_, packed_, progress);
+    stats_.cache = CacheState::written;
+    log_info("repack cache " + stats_.cache_path + ": written (" + format_bytes(total) + ")");
+  } catch (const Cancelled&) {
+    throw;
+  } catch (const Error& e) {
+    stats_.cache = CacheState::write_failed;
+    log_warning(std::string(e.what()) + "; the next load repacks again");
+  }
+  packed_.clear();
+  stats_.cache_seconds += seconds_since(start);
 }
 
 // Room for every matrix its kernel repacks (an upper bound: token_embd.weight

@@ -10,8 +10,10 @@
 
 #include "engine/arch/arch.h"
 #include "engine/model/kernel_plan.h"
+#include "engine/model/load_options.h"
 #include "engine/model/model_config.h"
 #include "engine/model/model_weights.h"
+#include "engine/model/repack_cache.h"
 #include "engine/model/stream_arena.h"
 #include "gguf/file.h"
 
@@ -21,11 +23,12 @@ class Model {
  public:
   // Maps the file, reads the config, validates every tensor's presence, type
   // and shape, and selects the kernels (logging the plan). Throws engine::Error
-  // or gguf::Error naming the file and the problem.
-  static std::unique_ptr<Model> load(const std::string& path);
+  // or gguf::Error naming the file and the problem, engine::Cancelled when the
+  // options' progress callback cancels.
+  static std::unique_ptr<Model> load(const std::string& path, const LoadOptions& options = {});
   // The same from a parsed file: File::open's mapping, or File::parse over
   // bytes the caller keeps alive while the model lives (fuzzing, tests).
-  static std::unique_ptr<Model> load(gguf::File file);
+  static std::unique_ptr<Model> load(gguf::File file, const LoadOptions& options = {});
 
   const gguf::File& file() const { return file_; }
   const ModelConfig& config() const { return config_; }
@@ -54,13 +57,15 @@ class Model {
   // Bytes of weights read per generated token (every matrix once).
   uint64_t weight_bytes() const;
   // Heap bytes holding weights: the repacked copies (their source pages in the
-  // mapping are released) and the 1-D tensors converted to float. Everything
+  // mapping are released; none when mapped from the repack cache) and the 1-D tensors converted to float. Everything
   // else is read from the mapping, which commits no memory.
   uint64_t heap_weight_bytes() const { return heap_weight_bytes_; }
   // The repacked matrices' bytes, and how many of them sit in 2 MiB pages now
   // (engine/model/stream_arena.h; 0 where the kernel gave none or /proc is unreadable).
   uint64_t repacked_bytes() const { return repacked_.used(); }
   uint64_t repacked_huge_page_bytes() const { return repacked_.huge_page_bytes(); }
+  // How long the load took, of that the repacking, and how the repack cache served it.
+  const LoadStats& load_stats() const { return stats_; }
 
  private:
   explicit Model(gguf::File file) : file_(std::move(file)) {}
@@ -72,6 +77,13 @@ class Model {
   void load_tensor(const arch::TensorSpec& t, uint32_t il);
   void reserve_repacked();
   void log_repacked() const;
+  // The repack cache: mapped when valid, else to be written after the load.
+  void open_cache(const std::string& dir);
+  void write_cache();
+  // Counts `bytes` of the load done and tells the progress callback; false
+  // when it cancels. step() throws engine::Cancelled then.
+  bool report(uint64_t bytes, const char* phase);
+  void step(uint64_t bytes, const char* phase);
 
   gguf::File file_;
   ModelConfig config_;
@@ -84,6 +96,16 @@ class Model {
   uint64_t heap_weight_bytes_ = 0;
   size_t pack_threads_ = 1;       // threads that may repack a large matrix (engine/threads/parallel_pack.h)
   size_t packed_on_threads_ = 1;  // the most that did, for the log
+  // The load's progress, in bytes of tensors (and of the cache written).
+  const LoadOptions* options_ = nullptr;
+  uint64_t progress_total_ = 0, progress_done_ = 0;
+  double progress_last_ = 0;
+  const char* phase_ = "reading";
+  LoadStats stats_;
+  std::unique_ptr<RepackCache> cache_;    // the repacked weights, mapped
+  std::string cache_key_;
+  bool write_cache_ = false;
+  std::vector<RepackEntry> packed_;       // what the cache gets
 };
 
 }  // namespace engine

@@ -31,6 +31,12 @@ class Aborted : public Error {
   using Error::Error;
 };
 
+// A model load stopped by its progress callback (C API: ENGINE_ERR_CANCELLED).
+class Cancelled : public Error {
+ public:
+  using Error::Error;
+};
+
 // A saved session that cannot be written or read, or is not one this session
 // can take (another model, KV type or shape; truncated or corrupt): C API
 // ENGINE_ERR_FILE.

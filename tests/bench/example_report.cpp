@@ -52,6 +52,9 @@ bench::Report example_report() {
   m.kv_bytes = m.kv_full_bytes = 22ull * 4096 * 512 * 2;  // 4 KV heads of 64, keys and values, F16
   m.kv_cached_layers = 22;
   m.load_ms = 412;
+  m.load_repack_ms = 287;
+  m.plain_read_ms = 96;
+  m.repack_cache = "off";
   m.rss_before_load_bytes = 4718592;
   m.rss_after_load_bytes = 641728512;
   m.peak_rss_bytes = 702545920;

@@ -240,3 +240,21 @@ def test_an_exception_in_the_callback_stops_the_reply_and_is_raised(model):
 
     with pytest.raises(KeyError, match="from the callback"):
         session.generate(engine.Sampler(temperature=0), 20, [], boom)
+
+
+def test_load_progress_cancel_and_repack_cache(tmp_path):
+    seen = []
+    model = engine.Model(MODEL, progress=lambda fraction, phase: seen.append((fraction, phase)) is None)
+    assert seen[-1] == (1.0, "done")
+    assert [f for f, _ in seen] == sorted(f for f, _ in seen)
+    assert model.load_stats["cache"] == "off"
+    with pytest.raises(engine.EngineError) as cancelled:
+        engine.Model(MODEL, progress=lambda fraction, phase: False)
+    assert cancelled.value.status == "cancelled"
+    with pytest.raises(ZeroDivisionError):  # the callback's own exception cancels and is raised
+        engine.Model(MODEL, progress=lambda fraction, phase: 1 / 0)
+    first = engine.Model(MODEL, cache_dir=tmp_path).load_stats["cache"]
+    if first == "off":
+        pytest.skip("no kernel of this CPU repacks the model's weights")
+    assert first == "written"
+    assert engine.Model(MODEL, cache_dir=tmp_path).load_stats["cache"] == "hit"

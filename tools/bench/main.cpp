@@ -56,6 +56,8 @@ void usage(FILE* out) {
                "      --save FILE.json    also write the JSON report to FILE\n"
                "      --no-hash           skip the model's SHA-256 (cached by path, size and mtime)\n"
                "      --cache-dir DIR     where the SHA-256 cache lives\n"
+               "      --repack-cache DIR  keep the repacked weights in DIR between runs (default:\n"
+               "                          $ENGINE_CACHE_DIR, else none: every run repacks)\n"
                "      --no-probe          skip the memory-bandwidth probe (no decode roofline)\n"
                "      --probe-mib N       probe buffer size (default: 4x the last-level cache, 128..1024 MiB)\n"
                "      --no-progress       no status line on stderr (drawn only on a terminal anyway)\n"
@@ -117,6 +119,7 @@ Cli parse(int argc, char** argv) {
     } else if (a.option({"--cpus"}, o.cpus) || a.option({"--kv-type"}, o.kv_type) ||
                a.option({"-o", "--output"}, c.format) || a.option({"--save"}, c.save) ||
                a.option({"--plot"}, c.plot) || a.option({"--cache-dir"}, o.cache_dir) ||
+               a.option({"--repack-cache"}, o.repack_cache_dir) ||
                a.option({"--root"}, o.root)) {
     } else if (a.option({"-r", "--repetitions"}, i)) {
       if (i < 1 || i > 100000) throw tools::ArgError("-r must be >= 1");

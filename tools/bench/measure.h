@@ -40,6 +40,7 @@ struct BenchOptions {
   double interval_s = 0;
   bool hash = true;
   std::string cache_dir;                          // SHA-256 cache; "" = default
+  std::string repack_cache_dir;                   // the repack cache's directory; "" = none
   bool probe = true;
   uint64_t probe_bytes = 0;                       // 0: sized from the cache
   int probe_passes = 5;

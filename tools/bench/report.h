@@ -129,6 +129,9 @@ struct ModelInfo {
   uint32_t kv_windowed_layers = 0;      // of them, with a sliding window
   std::vector<uint32_t> kv_windows;     // their distinct windows, ascending
   double load_ms = kUnknown;
+  double load_repack_ms = kUnknown;  // of the load, repacking weights
+  double plain_read_ms = kUnknown;   // a plain sequential read() of the file, after the load
+  std::string repack_cache;          // "off", "hit", "written", "write failed"; "" unknown
   uint64_t rss_before_load_bytes = 0;   // the process alone (binary, libraries, threads); 0 unknown
   uint64_t rss_after_load_bytes = 0;    // 0 unknown
   uint64_t peak_rss_bytes = 0;          // at the end of the run

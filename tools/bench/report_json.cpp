@@ -162,6 +162,9 @@ void write_model(JsonWriter& j, const ModelInfo& m) {
   for (uint32_t w : m.kv_windows) j.value(uint64_t{w});
   j.end_array();
   num(j, "load_ms", m.load_ms);
+  num(j, "load_repack_ms", m.load_repack_ms);
+  num(j, "plain_read_ms", m.plain_read_ms);
+  str(j, "repack_cache", m.repack_cache);
   u64(j, "rss_before_load_bytes", m.rss_before_load_bytes);
   u64(j, "rss_after_load_bytes", m.rss_after_load_bytes);
   u64(j, "peak_rss_bytes", m.peak_rss_bytes);

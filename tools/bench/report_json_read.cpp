@@ -142,6 +142,9 @@ Report report_from_json(const JsonValue& json) {
     run.model.kv_windowed_layers = static_cast<uint32_t>(ru64(m["kv_windowed_layers"]));
     for (const JsonValue& w : m["kv_windows"].items()) run.model.kv_windows.push_back(static_cast<uint32_t>(ru64(w)));
     run.model.load_ms = rnum(m["load_ms"]);
+    run.model.load_repack_ms = rnum(m["load_repack_ms"]);
+    run.model.plain_read_ms = rnum(m["plain_read_ms"]);
+    run.model.repack_cache = m["repack_cache"].string();
     run.model.rss_before_load_bytes = ru64(m["rss_before_load_bytes"]);
     run.model.rss_after_load_bytes = ru64(m["rss_after_load_bytes"]);
     run.model.repacked_bytes = ru64(m["repacked_bytes"]);

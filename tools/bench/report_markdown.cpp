@@ -284,7 +284,11 @@ std::string report_markdown(const Report& r) {
     if (const double ratio = load_rss_ratio(m); known(ratio)) {
       o << " (weights " << fmt_double(ratio) << "x the file)";
     }
-    o << ", peak " << fmt_bytes(m.peak_rss_bytes) << "; load " << fmt_double(m.load_ms, 0) << " ms; " << kv_cell(m);
+    o << ", peak " << fmt_bytes(m.peak_rss_bytes) << "; load " << fmt_double(m.load_ms, 0) << " ms";
+    if (known(m.load_repack_ms)) o << " (repack " << fmt_double(m.load_repack_ms, 0) << " ms)";
+    if (!m.repack_cache.empty() && m.repack_cache != "off") o << ", repack cache " << m.repack_cache;
+    if (known(m.plain_read_ms)) o << ", a plain read of the file " << fmt_double(m.plain_read_ms, 0) << " ms";
+    o << "; " << kv_cell(m);
     if (m.repacked_bytes > 0) {
       o << "; repacked weights " << fmt_bytes(m.repacked_bytes) << ", "
         << fmt_bytes_or_none(m.repacked_huge_page_bytes) << " of them in 2 MiB pages";

@@ -1,34 +1,19 @@
-// SHA-256 (FIPS 180-4), written out so the tools need no crypto library, and
-// the model file's digest with a cache: a 4 GB file takes tens of seconds to
-// hash on a phone, so the digest is stored by path, size and modification time
+// A model file's SHA-256 (engine/support/sha256.h) with a cache: a 4 GB file
+// takes tens of seconds to hash on a phone, so the digest is stored by path, size and modification time
 // and reused while those stay the same.
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "engine/support/sha256.h"
+
 namespace bench {
 
-class Sha256 {
- public:
-  Sha256();
-  void update(const void* data, size_t size);
-  void update(std::string_view s) { update(s.data(), s.size()); }
-  std::array<uint8_t, 32> finish();  // the object must not be updated afterwards
-  static std::string hex(const std::array<uint8_t, 32>& digest);
-  static std::string of(std::string_view s);  // hex digest of a string
-
- private:
-  void block(const uint8_t* p);
-  std::array<uint32_t, 8> h_;
-  std::array<uint8_t, 64> buf_{};
-  size_t buffered_ = 0;
-  uint64_t total_ = 0;
-};
+using engine::Sha256;
 
 // The hex digest of a file's contents, read with read() (not mmap: the pages
 // would count in the resident set the bench reports). Throws std::runtime_error

@@ -17,6 +17,52 @@ JNIEXPORT jlong JNICALL Java_dev_engine_Native_modelLoad(JNIEnv* env, jclass, jb
   return to_jlong(model);
 }
 
+JNIEXPORT jlong JNICALL Java_dev_engine_Native_modelLoadEx(JNIEnv* env, jclass, jbyteArray path, jbyteArray cache_dir,
+                                                          jobject progress) {
+  Text p, dir;
+  if (!read_text(env, path, p) || !read_text(env, cache_dir, dir)) return 0;
+  // The callback runs on this thread, inside the load: `env` is its own.
+  struct Listener {
+    JNIEnv* env;
+    jobject progress;
+    jmethodID on_progress;
+    jthrowable pending = nullptr;  // thrown once the engine returns
+  } l{env, progress, nullptr};
+  engine_load_options o = engine_load_default_options();
+  o.cache_dir = dir.c_str();
+  if (progress != nullptr) {
+    jclass cls = env->GetObjectClass(progress);
+    l.on_progress = env->GetMethodID(cls, "onProgress", "(FLjava/lang/String;)Z");
+    env->DeleteLocalRef(cls);
+    if (l.on_progress == nullptr) return 0;  // NoSuchMethodError pending
+    o.user_data = &l;
+    o.progress = [](float fraction, const char* phase, void* user) {
+      auto* self = static_cast<Listener*>(user);
+      JNIEnv* e = self->env;
+      jstring name = e->NewStringUTF(phase);
+      jboolean go = JNI_FALSE;
+      if (name != nullptr) {
+        go = e->CallBooleanMethod(self->progress, self->on_progress, fraction, name);
+        e->DeleteLocalRef(name);
+      }
+      if (e->ExceptionCheck()) {
+        self->pending = e->ExceptionOccurred();
+        e->ExceptionClear();
+        return false;
+      }
+      return go == JNI_TRUE;
+    };
+  }
+  engine_model* model = nullptr;
+  const engine_status s = engine_model_load_ex(p.c_str(), &o, &model);
+  if (l.pending != nullptr) {
+    env->Throw(l.pending);
+    return 0;
+  }
+  if (!check(env, s)) return 0;
+  return to_jlong(model);
+}
+
 JNIEXPORT void JNICALL Java_dev_engine_Native_modelFree(JNIEnv* env, jclass, jlong model) {
   check(env, engine_model_free(from<engine_model>(model)));
 }

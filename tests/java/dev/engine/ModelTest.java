@@ -8,8 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The Java binding's Model: loading, errors, tokens, chat rendering, closing. ENGINE_DEFAULT_MODEL is stories260K. */
@@ -103,5 +105,21 @@ class ModelTest extends WithModel {
     IllegalStateException closed = assertThrows(IllegalStateException.class, () -> m.tokenize("Once"));
     assertEquals("Model is closed", closed.getMessage());
     assertThrows(IllegalStateException.class, () -> new Session(m));
+  }
+
+  @Test
+  void loadProgressEndsAtOneAndCancels() {
+    List<Float> seen = new ArrayList<>();
+    List<String> phases = new ArrayList<>();
+    try (Model m = new Model(MODEL, null, (fraction, phase) -> seen.add(fraction) && phases.add(phase))) {
+      assertEquals(model.nVocab(), m.nVocab());
+    }
+    assertEquals(1.0f, seen.get(seen.size() - 1));
+    assertEquals("done", phases.get(phases.size() - 1));
+    for (int i = 1; i < seen.size(); i++) assertTrue(seen.get(i - 1) <= seen.get(i));
+    EngineException cancelled = assertThrows(EngineException.class, () -> new Model(MODEL, null, (f, p) -> false));
+    assertEquals(EngineException.Status.CANCELLED, cancelled.status());
+    // An exception in the callback cancels the load and comes out of the constructor.
+    assertThrows(ArithmeticException.class, () -> new Model(MODEL, null, (f, p) -> 1 / (int) f > 0));
   }
 }

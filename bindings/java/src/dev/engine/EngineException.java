@@ -24,6 +24,8 @@ public class EngineException extends RuntimeException {
     ABORTED(11),
     FILE(12),
     TEMPLATE(13),
+    /** The load's progress callback cancelled it. */
+    CANCELLED(14),
     /** Not the engine's: the app's text callback threw; getCause() is what it threw. */
     CALLBACK(-1);
 

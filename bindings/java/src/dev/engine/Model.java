@@ -18,7 +18,16 @@ public final class Model extends NativeHandle {
 
   /** Loads the file; a missing or bad file is an EngineException (status MODEL) naming it and the problem. */
   public Model(String path) {
-    super("Model", Native.modelLoad(Native.utf8(path)));
+    this(path, null, null);
+  }
+
+  /**
+   * Loads the file with a repack cache in cacheDir (null: $ENGINE_CACHE_DIR,
+   * else none; docs/cold-start.md), so the next load maps the repacked weights
+   * instead of repacking them, and progress told as the load goes (null: none).
+   */
+  public Model(String path, String cacheDir, LoadProgress progress) {
+    super("Model", Native.modelLoadEx(Native.utf8(path), cacheDir == null ? null : Native.utf8(cacheDir), progress));
     long h = acquire();
     try {
       int[] info = Native.modelInfo(h);

@@ -96,6 +96,8 @@ final class Native {
 
   // ---- models ----
   static native long modelLoad(byte[] path);
+
+  static native long modelLoadEx(byte[] path, byte[] cacheDir, LoadProgress progress);
   static native void modelFree(long model);
   /** {n_vocab, n_ctx_train, bos, eos} */
   static native int[] modelInfo(long model);
