@@ -7,6 +7,7 @@
 #include <xsimd/xsimd.hpp>
 
 #include "engine/ops/ops_isa.h"
+#include "kernels/ref/blocks.h"
 #include "kernels/ref/fp16.h"
 #include "kernels/ref/quants.h"
 
@@ -189,13 +190,16 @@ void dequantize_rows(RowQuant t, const uint8_t* row, float* y, size_t d) {
 
 void dot_rows_quant_ref(RowQuant t, const float* q, size_t q_stride, size_t n_q, const uint8_t* k,
                         size_t k_row_bytes, size_t n_k, size_t d, float scale, float* out, size_t out_stride) {
-  std::vector<float> row(d);
+  // Each query rounded to Q8_0 blocks, as llama.cpp's flash attention does,
+  // then ggml's block dots (kernels/ref: integer sums times both scales).
+  std::vector<kernels::ref::BlockQ8_0> qq(n_q * (d / kernels::ref::QK));
+  for (size_t i = 0; i < n_q; ++i) {
+    kernels::ref::quantize_row_q8_0(q + i * q_stride, &qq[i * (d / kernels::ref::QK)], d);
+  }
+  const auto dot = t == RowQuant::q8_0 ? kernels::ref::vec_dot_q8_0_q8_0 : kernels::ref::vec_dot_q4_0_q8_0;
   for (size_t p = 0; p < n_k; ++p) {
-    dequantize_rows(t, k + p * k_row_bytes, row.data(), d);
     for (size_t i = 0; i < n_q; ++i) {
-      float s = 0.0f;
-      for (size_t c = 0; c < d; ++c) s += q[i * q_stride + c] * row[c];
-      out[i * out_stride + p] = s * scale;
+      out[i * out_stride + p] = dot(d, k + p * k_row_bytes, &qq[i * (d / kernels::ref::QK)]) * scale;
     }
   }
 }

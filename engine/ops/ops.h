@@ -49,10 +49,14 @@ void dot_rows(const float* q, size_t q_stride, size_t n_q, const uint16_t* k, si
 void weighted_rows(const float* w, size_t w_stride, size_t n_w, const uint16_t* v, size_t v_stride, size_t n_v,
                    size_t d, float* out, size_t out_stride);
 // The same over rows of ggml blocks (a quantized KV cache: Q8_0 or Q4_0, d a
-// multiple of 32, rows k_row_bytes / v_row_bytes apart), dequantized block by
-// block in registers (ops_attention_quant.cpp). weighted_rows_quant ADDS to
-// out (a ring's history comes in up to two runs of rows). The _ref twins are
-// the scalar oracle: dequantize_row then plain sums in position order.
+// multiple of 32, rows k_row_bytes / v_row_bytes apart), read in place
+// (ops_attention_quant.cpp). dot_rows_quant rounds each query to Q8_0 blocks
+// first, as llama.cpp's flash attention does, and sums integer block dots
+// times both scales: the same bits as its twin on every instruction set.
+// weighted_rows_quant dequantizes block by block in registers and ADDS to out
+// (a ring's history comes in up to two runs of rows). The _ref twins are the
+// scalar oracle: ggml's quantize_row_q8_0 and vec_dot_*_q8_0 for the scores,
+// dequantize_row then plain sums in position order for the weighted rows.
 enum class RowQuant { q8_0, q4_0 };
 void dot_rows_quant(RowQuant t, const float* q, size_t q_stride, size_t n_q, const uint8_t* k, size_t k_row_bytes,
                     size_t n_k, size_t d, float scale, float* out, size_t out_stride);

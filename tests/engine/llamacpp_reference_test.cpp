@@ -7,7 +7,10 @@
 // (tests/support/logit_compare.h), within the tolerances models.json copies
 // from ../shared's manifest.json (or a model's own, where models.json says why). The sequences are longer than three
 // sliding windows, so prefill across the window and decode far past it are
-// both checked.
+// both checked. A model with a "kv" list runs once per KV cache type listed
+// (q8_0, q4_0), against llama.cpp's logits with that cache
+// (<name>-<type>-<kv>.llamacpp.json); the engine takes the type from the
+// reference's config (logit_compare.h).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -30,9 +33,12 @@ struct Case {
   std::string model;  // "gemma2-d256"
   std::string type;   // "Q4_K_M"
   std::string synth;  // synth's arguments, without --type and -o
+  std::string kv;     // "q8_0": llama.cpp's reference ran with that KV cache; empty: F32
   engine_test::LogitTolerance tol;
   bool native_only = false;  // models.json "native_only": a variant whose kernels another model covers
-  std::string name() const { return model + "-" + type; }
+  // "Q4_K_M", or "F32-q8_0": the key of the case's own tolerance.
+  std::string variant() const { return kv.empty() ? type : type + "-" + kv; }
+  std::string name() const { return model + "-" + variant(); }
 };
 void PrintTo(const Case& c, std::ostream* os) { *os << c.name(); }
 
@@ -40,18 +46,26 @@ engine_test::LogitTolerance tolerance(const engine_test::Json& t) {
   return {t["rel_max"].number(), t["top1_min"].number(), t["kld_max"].number()};
 }
 
-// Each model in each of its types, with the type's tolerance: the model's
-// own where it gives one (models.json says why), else the common one.
+// Each model in each of its types (and KV cache types, where it lists them),
+// with the type's tolerance: the model's own where it gives one (models.json
+// says why; a quantized cache's always), else the common one.
 std::vector<Case> cases() {
   std::vector<Case> out;
   const engine_test::Json m = engine_test::Json::parse_file(kDir / "models.json");
   for (const engine_test::Json& model : m["models"].array()) {
+    std::vector<std::string> kvs{""};
+    if (model.has("kv")) {
+      kvs.clear();
+      for (const engine_test::Json& kv : model["kv"].array()) kvs.push_back(kv.string());
+    }
     for (const engine_test::Json& type : model["types"].array()) {
-      const std::string t = type.string();
-      const bool own = model.has("tolerances") && model["tolerances"].has(t);
-      out.push_back({model["name"].string(), t, model["synth"].string(),
-                     tolerance(own ? model["tolerances"][t] : m["tolerances"][t]),
-                     model.has("native_only") && model["native_only"].boolean()});
+      for (const std::string& kv : kvs) {
+        Case c{model["name"].string(), type.string(), model["synth"].string(), kv, {},
+               model.has("native_only") && model["native_only"].boolean()};
+        const bool own = model.has("tolerances") && model["tolerances"].has(c.variant());
+        c.tol = tolerance(own ? model["tolerances"][c.variant()] : m["tolerances"][c.variant()]);
+        out.push_back(c);
+      }
     }
   }
   return out;

@@ -13,6 +13,7 @@
 #include "engine/ops/ops.h"
 #include "engine/ops/ops_isa.h"
 #include "engine/runtime/kv_cache.h"
+#include "kernels/ref/fp16.h"
 #include "kernels/ref/quants.h"
 
 namespace {
@@ -44,10 +45,12 @@ std::vector<uint8_t> quantized_rows(RowQuant t, const std::vector<float>& x, siz
   return out;
 }
 
-// The vector paths sum the same floats (codes times the block's scale, one
-// rounding, as dequantize_row) in another order: each of the d terms of a
-// sum can move the result by at most d ulp-sized steps of the sum of the
-// terms' magnitudes, so |got - want| <= 2 d FLT_EPSILON sum|term|.
+// The scores are integer block dots summed in block order: the same bits on
+// every instruction set. The weighted rows' vector paths sum the same floats
+// (codes times the block's scale, one rounding, as dequantize_row) in another
+// order: each of the terms of a sum can move the result by at most that many
+// ulp-sized steps of the sum of the terms' magnitudes, so |got - want| <=
+// 2 n FLT_EPSILON sum|term|.
 double order_bound(size_t d, double magnitude) { return 2.0 * static_cast<double>(d) * FLT_EPSILON * magnitude; }
 
 TEST(OpsQuant, RowProductsMatchTheirScalarTwinsOnEveryShape) {
@@ -55,7 +58,7 @@ TEST(OpsQuant, RowProductsMatchTheirScalarTwinsOnEveryShape) {
     SCOPED_TRACE(std::string("isa ") + v->isa);
     for (RowQuant t : {RowQuant::q8_0, RowQuant::q4_0}) {
       for (size_t d : {32, 64, 128, 256}) {
-        for (size_t n_q : {1, 2, 3, 4, 5, 8}) {
+        for (size_t n_q : {1, 2, 3, 4, 5, 8, 9}) {
           for (size_t n_k : {1, 2, 3, 5, 9, 17}) {
             SCOPED_TRACE("type " + std::to_string(static_cast<int>(t)) + " d=" + std::to_string(d) +
                          " queries=" + std::to_string(n_q) + " positions=" + std::to_string(n_k));
@@ -68,18 +71,8 @@ TEST(OpsQuant, RowProductsMatchTheirScalarTwinsOnEveryShape) {
             v->dot_rows_quant(t, q.data(), q_stride, n_q, k.data(), row, n_k, d, 0.5f, got.data(), s_stride);
             engine::ops::dot_rows_quant_ref(t, q.data(), q_stride, n_q, k.data(), row, n_k, d, 0.5f, want.data(),
                                             s_stride);
-            std::vector<float> deq(d);
-            for (size_t p = 0; p < n_k; ++p) {
-              if (t == RowQuant::q8_0) {
-                kernels::ref::dequantize_row_q8_0(k.data() + p * row, deq.data(), d);
-              } else {
-                kernels::ref::dequantize_row_q4_0(k.data() + p * row, deq.data(), d);
-              }
-              for (size_t i = 0; i < n_q; ++i) {
-                double mag = 0;
-                for (size_t c = 0; c < d; ++c) mag += std::fabs(double{q[i * q_stride + c]} * deq[c]);
-                EXPECT_NEAR(got[i * s_stride + p], want[i * s_stride + p], order_bound(d, 0.5 * mag));
-              }
+            for (size_t i = 0; i < n_q; ++i) {
+              for (size_t p = 0; p < n_k; ++p) EXPECT_EQ(got[i * s_stride + p], want[i * s_stride + p]);
             }
             for (size_t i = 0; i < n_q; ++i) EXPECT_EQ(got[i * s_stride + n_k], -7.0f) << "wrote past the positions";
 
@@ -105,22 +98,35 @@ TEST(OpsQuant, RowProductsMatchTheirScalarTwinsOnEveryShape) {
   }
 }
 
-// The twin itself against the definition: with rows whose values are exactly
-// representable (codes times a power-of-two scale), dequantizing is exact and
-// the products are those of the floats.
-TEST(OpsQuant, ScalarTwinIsTheProductOfTheDequantizedRows) {
+// The twin itself against the definition: with keys and a query whose values
+// are exactly representable (codes times a power-of-two scale), neither
+// rounding to Q8_0 changes them and the scores are those of the floats.
+// Values that are not (a query of ones: 127 steps of fp16(1/127)) show that
+// the query is rounded to Q8_0, as llama.cpp's is.
+TEST(OpsQuant, ScalarTwinIsTheProductOfTheQ8Rows) {
   const size_t d = 64;
-  std::vector<float> x(d);
-  for (size_t c = 0; c < d; ++c) x[c] = static_cast<float>(static_cast<int>(c % 15) - 7) * 0.25f;
-  x[3] = 127 * 0.25f;  // the block's largest magnitude: the scale is then 0.25 exactly
-  x[40] = -127 * 0.25f;
+  const auto exact = [](int salt) {
+    std::vector<float> x(d);
+    for (size_t c = 0; c < d; ++c) x[c] = static_cast<float>(static_cast<int>((c * 7 + salt) % 15) - 7) * 0.25f;
+    x[3] = 127 * 0.25f;  // each block's largest magnitude: the scale is then 0.25 exactly
+    x[40] = -127 * 0.25f;
+    return x;
+  };
+  const std::vector<float> x = exact(0), q = exact(4);
   const std::vector<uint8_t> k = quantized_rows(RowQuant::q8_0, x, 1, d, 0);
-  std::vector<float> q(d, 1.0f);
   float s = 0.0f;
-  engine::ops::dot_rows_quant_ref(RowQuant::q8_0, q.data(), d, 1, k.data(), k.size(), 1, d, 1.0f, &s, 1);
+  engine::ops::dot_rows_quant_ref(RowQuant::q8_0, q.data(), d, 1, k.data(), k.size(), 1, d, 0.5f, &s, 1);
   float want = 0.0f;
-  for (float v : x) want += v;
-  EXPECT_EQ(s, want);
+  for (size_t c = 0; c < d; ++c) want += x[c] * q[c];
+  EXPECT_EQ(s, want * 0.5f);
+
+  const std::vector<float> ones(d, 1.0f);
+  engine::ops::dot_rows_quant_ref(RowQuant::q8_0, ones.data(), d, 1, k.data(), k.size(), 1, d, 1.0f, &s, 1);
+  float sum = 0.0f;
+  for (float v : x) sum += v;
+  const float d_ones = kernels::ref::fp16_to_fp32(kernels::ref::fp32_to_fp16(1.0f / 127));
+  EXPECT_NE(s, sum) << "the query was not rounded to Q8_0";
+  EXPECT_NEAR(s, sum * 127 * d_ones, 1e-4 * std::fabs(sum));
 }
 
 // A quantized cache stores each row as ggml's reference quantizer does

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -29,6 +30,16 @@ double kld(const float* ref, const float* eng, size_t n) {
   double k = 0;
   for (size_t i = 0; i < n; ++i) k += std::exp(lr[i]) * (lr[i] - le[i]);
   return k;
+}
+
+// The KV cache type the reference ran with (its config's kv_type_k and
+// kv_type_v: "f32", or "q8_0" / "q4_0" for llama.cpp's quantized caches).
+engine::KvType reference_kv_type(const Json& ref) {
+  const Json& config = ref["config"];
+  const std::string k = config["kv_type_k"].string(), v = config["kv_type_v"].string();
+  const std::optional<engine::KvType> t = engine::parse_kv_type(k);
+  if (!t || k != v) throw std::runtime_error("reference KV cache K " + k + ", V " + v + ": the engine has no such cache");
+  return *t;
 }
 
 }  // namespace
@@ -66,8 +77,9 @@ LogitComparison compare_logits(const std::string& model_path, const Json& ref, c
   const std::vector<int32_t> tokens = ref["tokens"].ints();
   const std::vector<int32_t> greedy = ref["greedy"].ints();
 
-  // As the reference ran: F32 KV cache, one batch of 32 tokens.
-  engine::Session session(*model, {.n_ctx = 256, .n_batch = 32, .kv_type = engine::KvType::f32});
+  // As the reference ran: its KV cache type, one batch of 32 tokens.
+  const engine::KvType kv = reference_kv_type(ref);
+  engine::Session session(*model, {.n_ctx = 256, .n_batch = 32, .kv_type = kv});
   std::vector<std::vector<float>> engine_rows, ref_rows;
   session.eval(tokens, /*all_logits=*/true);
   for (size_t p = 0; p < tokens.size(); ++p) {
@@ -105,7 +117,7 @@ LogitComparison compare_logits(const std::string& model_path, const Json& ref, c
 
   // Free-running greedy: equal up to the first step whose reference margin is
   // within the tolerance (a near-tie, after which sequences may part).
-  engine::Session free_run(*model, {.n_ctx = 256, .n_batch = 32, .kv_type = engine::KvType::f32});
+  engine::Session free_run(*model, {.n_ctx = 256, .n_batch = 32, .kv_type = kv});
   free_run.eval(tokens);
   const Json& top5 = ref["greedy_logits_top5"];
   for (size_t i = 0; i < greedy.size(); ++i) {

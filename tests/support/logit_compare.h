@@ -2,7 +2,9 @@
 // ../shared/models/reference/README.md prescribes: 47 rows (32 prefill rows
 // evaluated as one batch, 15 teacher-forced decode rows) compared by rel_max,
 // top-1 agreement (near-ties count as agreeing) and mean KL divergence, plus
-// free-running greedy up to the first near-tie, with an F32 KV cache.
+// free-running greedy up to the first near-tie, with the KV cache type the
+// reference's config names (F32 for most; Q8_0 / Q4_0 for the references made
+// with llama.cpp's quantized cache).
 #pragma once
 
 #include <filesystem>

@@ -6,11 +6,21 @@
 // files here) is what the tests read.
 //
 //   logits_dump MODEL.gguf OUT.json --tokens 1,5,9 [--greedy 16] [--ctx 256]
-//               [--ubatch 64] [--sha256 HEX] [--commit HASH]
+//               [--ubatch 64] [--kv f32|f16|q8_0|q4_0] [--sha256 HEX] [--commit HASH]
 //
 // The settings are the most exact llama.cpp has: F32 K and V cache, flash
 // attention off, one thread, the whole prompt in one llama_decode call
 // (n_batch = n_ubatch >= the prompt), a full-size sliding-window cache.
+// --kv sets the type of both K and V; a quantized V cache exists in llama.cpp
+// only with flash attention (llama_init_from_model refuses it otherwise), so
+// q8_0 and q4_0 turn flash attention on. Its CPU kernel
+// (ggml_compute_forward_flash_attn_ext_f16_one_chunk) then quantizes each
+// query row to Q8_0 blocks, takes the scores as Q8_0 x K-block integer dots,
+// and accumulates dequantized V rows in F32 with an online softmax. The
+// Walsh-Hadamard rotation llama.cpp applies to Q, K and V before a quantized
+// cache (llama-kv-cache.cpp: attn_rot_k / attn_rot_v, for head sizes that are
+// multiples of 64) is turned off (LLAMA_ATTN_ROT_DISABLE=1): the references
+// are of the plain ggml blocks, the cache the engine keeps.
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -54,15 +64,29 @@ int argmax(const float* row, int n) {
   return best;
 }
 
+struct KvChoice {
+  const char* name;
+  ggml_type type;
+  bool flash_attn;  // a quantized V cache needs flash attention
+};
+KvChoice parse_kv(const std::string& s) {
+  for (const KvChoice& c : {KvChoice{"f32", GGML_TYPE_F32, false}, KvChoice{"f16", GGML_TYPE_F16, false},
+                            KvChoice{"q8_0", GGML_TYPE_Q8_0, true}, KvChoice{"q4_0", GGML_TYPE_Q4_0, true}}) {
+    if (s == c.name) return c;
+  }
+  die("--kv must be f32, f16, q8_0 or q4_0, not '" + s + "'");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 3) die("usage: logits_dump MODEL.gguf OUT.json --tokens a,b,c [--greedy N] [--ctx N] [--ubatch N]");
+  if (argc < 3) die("usage: logits_dump MODEL.gguf OUT.json --tokens a,b,c [--greedy N] [--ctx N] [--ubatch N] [--kv TYPE]");
   const char* model_path = argv[1];
   const char* out_path = argv[2];
   std::vector<llama_token> tokens;
   int n_greedy = 16, n_ctx = 256, n_ubatch = 64;
   std::string sha256 = "", commit = "";
+  KvChoice kv = parse_kv("f32");
   for (int i = 3; i < argc; ++i) {
     const std::string a = argv[i];
     if (i + 1 >= argc) die("missing value after " + a);
@@ -71,6 +95,7 @@ int main(int argc, char** argv) {
     else if (a == "--greedy") n_greedy = std::atoi(v);
     else if (a == "--ctx") n_ctx = std::atoi(v);
     else if (a == "--ubatch") n_ubatch = std::atoi(v);
+    else if (a == "--kv") kv = parse_kv(v);
     else if (a == "--sha256") sha256 = v;
     else if (a == "--commit") commit = v;
     else die("unknown option " + a);
@@ -87,9 +112,10 @@ int main(int argc, char** argv) {
   cp.n_batch = cp.n_ubatch = static_cast<uint32_t>(n_ubatch);
   cp.n_seq_max = 1;
   cp.n_threads = cp.n_threads_batch = 1;
-  cp.type_k = cp.type_v = GGML_TYPE_F32;
-  cp.flash_attn_type = LLAMA_FLASH_ATTN_TYPE_DISABLED;
+  cp.type_k = cp.type_v = kv.type;
+  cp.flash_attn_type = kv.flash_attn ? LLAMA_FLASH_ATTN_TYPE_ENABLED : LLAMA_FLASH_ATTN_TYPE_DISABLED;
   cp.swa_full = true;
+  if (kv.flash_attn) setenv("LLAMA_ATTN_ROT_DISABLE", "1", 1);  // read when the cache is made
   llama_context* ctx = llama_init_from_model(model, cp);
   if (ctx == nullptr) die("cannot create a context");
   const int n_vocab = llama_vocab_n_tokens(llama_model_get_vocab(model));
@@ -140,9 +166,10 @@ int main(int argc, char** argv) {
   std::fprintf(f, " \"format\": \"logits_dump/1\", \"model_desc\": \"%s\", \"arch\": \"%s\", \"n_vocab\": %d,\n", desc,
                arch, n_vocab);
   std::fprintf(f,
-               " \"config\": {\"kv_type_k\": \"f32\", \"kv_type_v\": \"f32\", \"flash_attn\": \"off\", \"n_threads\": 1,"
-               " \"n_ctx\": %d, \"n_ubatch\": %d, \"swa_full\": true, \"llama_cpp_commit\": \"%s\"},\n",
-               n_ctx, n_ubatch, commit.c_str());
+               " \"config\": {\"kv_type_k\": \"%s\", \"kv_type_v\": \"%s\", \"flash_attn\": \"%s\", \"n_threads\": 1,"
+               " \"n_ctx\": %d, \"n_ubatch\": %d, \"swa_full\": true,%s \"llama_cpp_commit\": \"%s\"},\n",
+               kv.name, kv.name, kv.flash_attn ? "on" : "off", n_ctx, n_ubatch,
+               kv.flash_attn ? " \"attn_rot\": \"off\"," : "", commit.c_str());
   std::fprintf(f, " \"system_info\": \"%s\",\n \"tokens\": [", llama_print_system_info());
   for (int p = 0; p < n_prompt; ++p) std::fprintf(f, p ? ", %d" : "%d", tokens[p]);
   std::fprintf(f, "],\n \"logits_positions\": [");

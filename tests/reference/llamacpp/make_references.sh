@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates the llama.cpp references of models.json (all, or the models
 # named as arguments): synth writes each model, logits_dump (logits_dump.cpp,
-# built against an already built llama.cpp, see COMMANDS.md) runs it.
+# built against an already built llama.cpp, see COMMANDS.md) runs it, with
+# each KV cache type of the model's "kv" list (default f32).
 #   LLAMA_DIR=/path/to/llama.cpp SYNTH=build/native/bin/synth \
 #     tests/reference/llamacpp/make_references.sh [MODEL...]
 set -euo pipefail
@@ -25,14 +26,18 @@ for model in m["models"]:
     if want and model["name"] not in want:
         continue
     for t in model["types"]:
-        print(model["name"], t, model["synth"])
+        for kv in model.get("kv", ["f32"]):
+            print(model["name"], t, kv, model["synth"])
 PY
-while read -r name type args; do
+while read -r name type kv args; do
   gguf=$tmp/$name-$type.gguf
+  # A model with a "kv" list: one reference per KV cache type, named after it.
+  out=$name-$type
+  [[ $kv == f32 ]] || out=$name-$type-$kv
   # shellcheck disable=SC2086  # the arguments are words
   "$SYNTH" $args --type "$type" -o "$gguf" --no-progress > /dev/null
   sha=$(sha256sum "$gguf" | cut -d' ' -f1)
-  "$dump" "$gguf" "$here/$name-$type.llamacpp.json" --tokens "$tokens" --sha256 "$sha" --commit "$commit" \
+  "$dump" "$gguf" "$here/$out.llamacpp.json" --tokens "$tokens" --kv "$kv" --sha256 "$sha" --commit "$commit" \
     2> "$tmp/log" || { cat "$tmp/log"; exit 1; }
-  echo "$name-$type: $(grep -o '"greedy": \[[^]]*\]' "$here/$name-$type.llamacpp.json")"
+  echo "$out: $(grep -o '"greedy": \[[^]]*\]' "$here/$out.llamacpp.json")"
 done < "$tmp/list"
