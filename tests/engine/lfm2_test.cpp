@@ -15,6 +15,7 @@
 #include "engine/mixers/shortconv.h"
 #include "engine/model/model.h"
 #include "engine/runtime/session.h"
+#include "engine/runtime/session_file.h"
 #include "engine/support/error.h"
 #include "gguf/file.h"
 #include "tests/engine/model_edit.h"
@@ -227,6 +228,43 @@ TEST_F(Lfm2, TruncationShortOfTheEndEvaluatesTheKeptTokensAgain) {
   edited.reset();
   edited.eval(p);
   expect_close(last_row(edited), last_row(fresh));
+}
+
+// A saved session holds the attention caches but no convolution state: the
+// loaded session evaluates its tokens again, and goes on as the saved one.
+TEST_F(Lfm2, ALoadedSessionEvaluatesItsTokensAgain) {
+  const std::vector<int32_t> p = prompt();
+  engine::Session saved = session();
+  saved.eval(p);
+  const std::string file = *dir_ / "saved.session";
+  engine::save_session(saved, file);
+  saved.eval(std::vector<int32_t>{17});
+
+  engine::Session loaded = session();
+  engine::load_session(loaded, file);
+  EXPECT_EQ(loaded.tokens().size(), p.size());
+  EXPECT_EQ(loaded.n_past(), 0u);
+  loaded.eval(std::vector<int32_t>{17});
+  EXPECT_EQ(loaded.n_past(), p.size() + 1);
+  expect_close(last_row(loaded), last_row(saved));
+}
+
+// A stop half-way through a batch leaves the states of the layers before it
+// a batch ahead of the others: the session starts again from 0 and still
+// gives the logits of one that was never stopped.
+TEST_F(Lfm2, AnAbortedBatchLeavesNoHalfAdvancedState) {
+  const std::vector<int32_t> p = prompt();
+  engine::Session fresh = session();
+  fresh.eval(p);
+
+  engine::Session s = session(5);
+  int layers_left = 6 + 4;  // the first batch, then four layers into the second
+  s.set_abort([](void* left) { return --*static_cast<int*>(left) < 0; }, &layers_left);
+  EXPECT_THROW(s.eval(p), engine::Aborted);
+  EXPECT_EQ(s.tokens().size(), 5u);
+  s.set_abort(nullptr, nullptr);
+  s.eval(std::span<const int32_t>(p).subspan(5));
+  expect_close(last_row(s), last_row(fresh));
 }
 
 TEST_F(Lfm2, AConvolutionLayerWithoutShortconvLCacheIsRefusedByName) {
