@@ -9,6 +9,7 @@ namespace engine {
 const char* mixer_kind_name(MixerKind k) {
   switch (k) {
     case MixerKind::attention: return "attention";
+    case MixerKind::shortconv: return "short convolution";
   }
   return "?";
 }
@@ -74,6 +75,8 @@ const char* dim_name(Dim d) {
     case Dim::one: return "one";
     case Dim::qkv_dim: return "qkv_dim";
     case Dim::up_rows: return "up_rows";
+    case Dim::conv_kernel: return "conv_kernel";
+    case Dim::conv_in_rows: return "conv_in_rows";
   }
   return "?";
 }
@@ -190,6 +193,8 @@ uint64_t resolve_dim(Dim d, const ModelConfig& c, const LayerSpec& l) {
     case Dim::one: return 1;
     case Dim::qkv_dim: return uint64_t{a.q_dim()} + a.kv_dim_k() + a.kv_dim_v();
     case Dim::up_rows: return l.fused_gate_up ? 2 * uint64_t{l.n_ff} : l.n_ff;
+    case Dim::conv_kernel: return l.conv_kernel;
+    case Dim::conv_in_rows: return 3 * uint64_t{c.n_embd};
   }
   return 0;
 }

@@ -55,6 +55,7 @@ enum class Param : uint8_t {
   value_length_swa,          // u32
   rope_dimension_count_swa,  // u32, the dimensions RoPE rotates in sliding-window layers
   expert_count,              // u32, experts of a mixture-of-experts model
+  shortconv_l_cache,         // u32, the taps of LFM2's short convolution
 };
 // The first Param read into ModelConfig::values, and whether one is a float.
 inline constexpr Param kFirstValueParam = Param::sliding_window;
@@ -88,6 +89,8 @@ enum class Dim : uint8_t {
   n_pl,        // the per-layer inputs' width (ModelConfig::per_layer_input.n_embd)
   n_pl_all,    // n_pl x n_layer: every layer's per-layer input of a token
   one,         // 1: a scalar
+  conv_kernel,   // the layer's short-convolution taps (LayerSpec::conv_kernel)
+  conv_in_rows,  // 3 x n_embd: a short convolution's in_proj rows (B, C and x)
 };
 const char* dim_name(Dim d);
 
@@ -127,6 +130,9 @@ struct Architecture {
   // Whole-model values from the hyperparameters, before the layers are
   // built: ModelConfig::embed_scale and final_softcap (nullptr: neither).
   void (*model)(ModelConfig& c) = nullptr;
+  // attention.head_count_kv 0 marks a layer without attention (LFM2's
+  // convolution layers, as llama.cpp reads its layer list); refused otherwise.
+  bool kv_heads_zero_without_attention = false;
 };
 
 // Fills c's model-wide values and every layer's spec from the

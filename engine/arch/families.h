@@ -15,5 +15,6 @@ Architecture granite();
 Architecture gemma2();
 Architecture gemma3();
 Architecture gemma4();
+Architecture lfm2();
 
 }  // namespace engine::arch

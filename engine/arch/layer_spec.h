@@ -14,7 +14,10 @@ namespace engine {
 
 // How a layer mixes information across positions; each kind has its own file
 // in engine/mixers/ and its own per-layer cache (engine/runtime/kv_cache.h).
-enum class MixerKind : uint8_t { attention };
+//   attention:  causal attention over the layer's KV cache
+//   shortconv:  LFM2's gated short convolution (engine/mixers/shortconv.h),
+//               whose state is the last conv_kernel - 1 rows of its input
+enum class MixerKind : uint8_t { attention, shortconv };
 const char* mixer_kind_name(MixerKind k);
 
 enum class Activation : uint8_t {
@@ -70,6 +73,7 @@ struct AttentionSpec {
 struct LayerSpec {
   MixerKind mixer = MixerKind::attention;
   AttentionSpec attention;  // when mixer == attention
+  uint32_t conv_kernel = 0;  // when mixer == shortconv: the taps of the convolution (shortconv.l_cache)
   uint32_t n_ff = 0;
   Activation activation = Activation::silu;
   // ffn_up.weight of 2 x n_ff rows, the gate's first, and no ffn_gate.weight:

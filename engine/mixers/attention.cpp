@@ -18,7 +18,9 @@ uint32_t first_visible(const AttentionSpec& a, uint32_t pos) {
 
 uint32_t group_size(const ModelConfig& c) {
   uint32_t group = 1;
-  for (const LayerSpec& l : c.layers) group = std::max(group, l.attention.n_head / l.attention.n_head_kv);
+  for (const LayerSpec& l : c.layers) {
+    if (l.mixer == MixerKind::attention) group = std::max(group, l.attention.n_head / l.attention.n_head_kv);
+  }
   return group;
 }
 

@@ -108,6 +108,9 @@ void read_sizes(const Keys& k, ModelConfig& c) {
     if (c.layer_n_ff[il] == 0 || c.layer_n_head[il] == 0) {
       fail(f, positive);
     }
+    // A family whose layer list marks its layers without attention by 0 KV
+    // heads (lfm2) has no head ratio to check there.
+    if (c.layer_n_head_kv[il] == 0 && c.arch->kv_heads_zero_without_attention) continue;
     if (c.layer_n_head_kv[il] == 0 || c.layer_n_head[il] % c.layer_n_head_kv[il] != 0) {
       fail(f, "attention.head_count " + std::to_string(c.layer_n_head[il]) + " is not a multiple of head_count_kv " +
                   std::to_string(c.layer_n_head_kv[il]) +
@@ -236,6 +239,7 @@ void check_layers(const gguf::File& f, const ModelConfig& c) {
     for (const arch::TensorSpec& t : c.arch->tensors) {
       needed += t.per_layer && t.required && (t.present == nullptr || t.present(c.layers[il]));
     }
+    if (c.layers[il].mixer != MixerKind::attention) continue;  // its family checked its own sizes
     const AttentionSpec& a = c.layers[il].attention;
     const std::string layer = "layer " + std::to_string(il);
     if (a.head_dim_k == 0 || a.head_dim_v == 0 || a.rope.n_rot > a.head_dim_k || a.rope.n_rot % 2 != 0) {
@@ -320,7 +324,10 @@ ModelConfig ModelConfig::from_gguf(const gguf::File& f) {
 }
 
 std::string ModelConfig::describe() const {
-  const RopeSpec& rope = layers.front().attention.rope;
+  // The RoPE of the first layer that attends (a hybrid's first may not).
+  const auto first_attending = std::find_if(layers.begin(), layers.end(),
+                                            [](const LayerSpec& l) { return l.mixer == MixerKind::attention; });
+  const RopeSpec& rope = (first_attending != layers.end() ? *first_attending : layers.front()).attention.rope;
   std::string s = arch_name + ": " + std::to_string(n_layer) + " layers, n_embd " + std::to_string(n_embd) +
                   ", heads " + std::to_string(n_head) + "/" + std::to_string(n_head_kv) + " kv, head " +
                   std::to_string(head_dim_k) + ", n_ff " + std::to_string(n_ff) + ", vocab " +
@@ -331,6 +338,11 @@ std::string ModelConfig::describe() const {
   char base[32];
   std::snprintf(base, sizeof base, "%g", static_cast<double>(rope.freq_base));
   s += base;
+  const auto is_conv = [](const LayerSpec& l) { return l.mixer == MixerKind::shortconv; };
+  if (const auto conv = std::find_if(layers.begin(), layers.end(), is_conv); conv != layers.end()) {
+    s += "; " + std::to_string(std::count_if(layers.begin(), layers.end(), is_conv)) +
+         " layers short convolutions of " + std::to_string(conv->conv_kernel) + " taps";
+  }
   const bool windowed = std::any_of(layers.begin(), layers.end(), [](const LayerSpec& l) { return l.attention.window != 0; });
   if (const auto sliding_window = static_cast<uint64_t>(value(arch::Param::sliding_window, 0));
       sliding_window != 0 && !windowed) {

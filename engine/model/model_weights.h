@@ -39,6 +39,9 @@ struct LayerWeights {
   Linear per_layer_gate, per_layer_proj;  // (n_pl, n_embd) (n_embd, n_pl)
   std::vector<float> per_layer_post_norm;  // (n_embd)
   std::vector<float> output_scale;         // (1), when the spec has output_scale
+  // When the mixer is a short convolution (K = conv_kernel taps):
+  Linear conv_in, conv_out;        // (3 n_embd, n_embd) B, C and x rows; (n_embd, n_embd)
+  std::vector<float> conv_kernel;  // (n_embd, K) each channel's taps, the oldest first
 };
 
 struct GlobalWeights {

@@ -221,6 +221,12 @@ std::vector<CacheUse> cache_uses(const ModelConfig& c, uint32_t n_ctx, uint32_t 
                     " values x " + kv_value_bytes(type) + " bytes";
         break;
       }
+      case MixerKind::shortconv:
+        // The same few rows whatever the context: nothing per position.
+        use.kind = "short convolution";
+        use.bytes_per_layer = ConvCache::bytes_for(l.conv_kernel, c.n_embd);
+        use.shape = std::to_string(l.conv_kernel - 1) + " rows x " + std::to_string(c.n_embd) + " values x 4 bytes";
+        break;
     }
     bool counted = false;
     for (CacheUse& u : uses) {
@@ -253,6 +259,10 @@ KvCache::KvCache(const ModelConfig& c, uint32_t n_ctx, uint32_t n_batch, KvType 
                                 a.head_dim_k, a.head_dim_v);
         break;
       }
+      case MixerKind::shortconv:
+        index_.push_back(static_cast<uint32_t>(conv_.size()));
+        conv_.emplace_back(l.conv_kernel, c.n_embd);
+        break;
     }
   }
 }
@@ -268,7 +278,8 @@ KvSize kv_size(const ModelConfig& c, uint32_t n_ctx, uint32_t n_batch, KvType ty
   s.type = type;
   for (const CacheUse& u : cache_uses(c, n_ctx, n_batch, type)) {
     s.bytes = add(s.bytes, u.bytes());
-    s.full_bytes = add(s.full_bytes, mul(u.n_layers, mul(u.bytes_per_position, n_ctx)));
+    // A state of fixed size (bytes_per_position 0) is the same in a full cache.
+    s.full_bytes = add(s.full_bytes, u.bytes_per_position != 0 ? mul(u.n_layers, mul(u.bytes_per_position, n_ctx)) : u.bytes());
     s.n_layers += u.n_layers;
     if (u.window == 0) continue;
     s.n_windowed += u.n_layers;
@@ -295,6 +306,7 @@ std::string KvCache::describe() const { return std::string(kv_type_name(type_)) 
 uint64_t KvCache::bytes() const {
   uint64_t total = 0;
   for (const AttentionCache& a : attention_) total += a.bytes();
+  for (const ConvCache& s : conv_) total += s.bytes();
   return total;
 }
 

@@ -6,7 +6,8 @@
 // and an fp16 scale: 8.5 and 4.5 bits a value, for long contexts on phones
 // with little memory; attention reads the blocks in place). A layer kind that keeps something else
 // (a recurrent state) gets its own cache type beside AttentionCache, chosen
-// by the layer's mixer.
+// by the layer's mixer: a short convolution its ConvCache, in F32 whatever
+// the KV type (a few rows a layer).
 #pragma once
 
 #include <algorithm>
@@ -141,6 +142,34 @@ class AttentionCache {
   std::vector<uint8_t> values_;  // (kv head, n_pos, head_dim_v) values (or their blocks)
 };
 
+// The state of one short-convolution layer (engine/mixers/shortconv.h): B * x
+// of the last taps - 1 positions, (taps - 1, n_embd) floats, oldest first.
+// It holds no history to cut back into: it is valid for one length of the
+// session only (at()), and a session cut to another length starts again
+// from 0 (Session::keep).
+class ConvCache {
+ public:
+  ConvCache(uint32_t taps, uint32_t n_embd) : taps_(taps), rows_(size_t{taps - 1} * n_embd, 0.0f) {}
+  static uint64_t bytes_for(uint32_t taps, uint32_t n_embd) { return uint64_t{taps - 1} * n_embd * sizeof(float); }
+
+  uint32_t taps() const { return taps_; }
+  float* state() { return rows_.data(); }
+  uint64_t bytes() const { return rows_.size() * sizeof(float); }
+  // The positions folded into the state: it goes on from position at().
+  uint32_t at() const { return at_; }
+  void advanced_to(uint32_t end) { at_ = end; }
+  // Back to position 0: the positions before the first are zeros.
+  void forget() {
+    std::fill(rows_.begin(), rows_.end(), 0.0f);
+    at_ = 0;
+  }
+
+ private:
+  uint32_t taps_;
+  uint32_t at_ = 0;
+  std::vector<float> rows_;  // (taps - 1, n_embd)
+};
+
 // Bytes of cache of one kind of layer (the layers whose caches have the same
 // kind and size), for the memory reports.
 struct CacheUse {
@@ -196,21 +225,31 @@ class KvCache {
   std::vector<AttentionCache>& caches() { return attention_; }
   const std::vector<AttentionCache>& caches() const { return attention_; }
 
+  // The state of short-convolution layer `layer`.
+  ConvCache& conv(uint32_t layer) { return conv_[index_[layer]]; }
+  bool has_recurrent_state() const { return !conv_.empty(); }
+
   // AttentionCache's bookkeeping of what the rings hold, for every cache.
   void will_store(uint32_t end) {
     for (AttentionCache& a : attention_) a.will_store(end);
   }
+  // Whether a session of n tokens can go on from the caches: the rings hold
+  // what its next token attends to, and every convolution state is that of
+  // exactly n positions.
   bool holds_history(uint32_t n) const {
-    return std::all_of(attention_.begin(), attention_.end(), [&](const AttentionCache& a) { return a.holds_history(n); });
+    return std::all_of(attention_.begin(), attention_.end(), [&](const AttentionCache& a) { return a.holds_history(n); }) &&
+           std::all_of(conv_.begin(), conv_.end(), [&](const ConvCache& s) { return s.at() == n; });
   }
   void forget() {
     for (AttentionCache& a : attention_) a.forget();
+    for (ConvCache& s : conv_) s.forget();
   }
 
  private:
   KvType type_;
   uint32_t n_ctx_;
   std::vector<AttentionCache> attention_;  // one per attention layer with a cache of its own
+  std::vector<ConvCache> conv_;            // one per short-convolution layer
   std::vector<uint32_t> index_;            // (n_layer) the layer's cache in its kind's list
   std::vector<CacheUse> uses_;
   KvSize size_;

@@ -23,7 +23,8 @@ Session::Session(const Model& model, const SessionParams& params)
       memory_(reserve_session_memory(c_, n_ctx_, n_batch_, params.kv_type, compute_.n_threads(), params.memory_limit)),
       memory_limit_(params.memory_limit),
       kv_(c_, n_ctx_, n_batch_, params.kv_type),
-      attention_(c_, n_batch_, n_ctx_, params.kv_type, compute_.n_threads()) {
+      attention_(c_, n_batch_, n_ctx_, params.kv_type, compute_.n_threads()),
+      shortconv_(c_, n_batch_) {
   if (c_.n_ctx_train != 0 && n_ctx_ > c_.n_ctx_train) {
     log_warning("context of " + std::to_string(n_ctx_) + " tokens, above the " + std::to_string(c_.n_ctx_train) +
                 " this model was trained for: text past " + std::to_string(c_.n_ctx_train) +
@@ -158,6 +159,8 @@ void Session::restored(std::vector<int32_t> tokens, uint32_t n_past) {
   tokens_ = std::move(tokens);
   n_past_ = n_past;
   logits_.clear();
+  // A saved session holds no recurrent state: its tokens are evaluated again.
+  keep(static_cast<uint32_t>(tokens_.size()));
 }
 
 // The forward pass of n tokens at positions n_past_ .. n_past_ + n - 1.
@@ -243,6 +246,12 @@ void Session::mix(uint32_t l, const LayerSpec& spec, const LayerWeights& w, uint
       attention_.forward(compute_, spec.attention, w, kv_.attention(l), rope_table(spec.attention.rope, n), c_.rms_eps,
                          n_past_, n, xn_.data());
       return;
+    case MixerKind::shortconv: {
+      ConvCache& state = kv_.conv(l);
+      shortconv_.forward(compute_, spec.conv_kernel, w, state.state(), n, xn_.data());
+      state.advanced_to(n_past_ + n);
+      return;
+    }
   }
 }
 

@@ -11,6 +11,7 @@
 #include "engine/runtime/compute.h"
 #include "engine/runtime/kv_cache.h"
 #include "engine/mixers/attention.h"
+#include "engine/mixers/shortconv.h"
 #include "engine/runtime/profile.h"
 #include "engine/model/model.h"
 #include "engine/runtime/session_memory.h"
@@ -69,7 +70,9 @@ class Session {
   // n_batch - 1 positions evaluated: if those before token n were already
   // overwritten (n is more than n_batch behind the furthest position
   // evaluated), the cache cannot be kept and the next eval evaluates the n
-  // kept tokens again first (n_past() says 0 until then).
+  // kept tokens again first (n_past() says 0 until then). A recurrent
+  // layer's state (a short convolution's) holds only the end of what was
+  // evaluated: any n short of n_past() is evaluated again in the same way.
   void truncate(uint32_t n);
 
   // The tokens the session holds, in order: those of the cache and any kept
@@ -155,6 +158,7 @@ class Session {
   uint64_t memory_limit_;
   KvCache kv_;
   AttentionMixer attention_;
+  ShortConvMixer shortconv_;
 
   // Scratch, sized for n_batch tokens (B):
   std::vector<float> x_;        // (B, n_embd) the residual stream

@@ -6,6 +6,7 @@
 #include "engine/support/memory.h"
 #include "engine/support/saturating.h"
 #include "engine/mixers/attention.h"
+#include "engine/mixers/shortconv.h"
 
 namespace engine {
 namespace {
@@ -57,7 +58,7 @@ SessionMemory session_memory_needed(const ModelConfig& c, uint32_t n_ctx, uint32
   // the packed activations take at most 4 bytes per value of the widest input.
   const uint64_t att = uint64_t{c.n_head} * c.head_dim_v;
   const uint64_t per_layer = uint64_t{c.per_layer_input.n_embd} * (2 * uint64_t{c.n_layer} + 1);
-  uint64_t per_row = per_layer;
+  uint64_t per_row = saturating_add(per_layer, ShortConvMixer::row_floats(c));
   for (uint64_t n : {uint64_t{c.n_embd}, uint64_t{c.n_embd}, uint64_t{c.q_dim()}, uint64_t{c.kv_dim_k()},
                      uint64_t{c.kv_dim_v()}, att, uint64_t{c.n_ff}, ffn_up_width(c), uint64_t{c.n_rot},
                      uint64_t{c.n_vocab}, std::max<uint64_t>({c.n_embd, c.n_ff, c.q_dim(), att})}) {

@@ -73,15 +73,18 @@ using engine::ModelConfig;
 struct Trait {
   const char* words;
   bool (*has)(const LayerSpec&, const ModelConfig&);
+  // A trait of the attention: only the layers that attend have it or not
+  // (a hybrid's other layers have no RoPE to speak of).
+  bool of_attention = false;
 };
 
 const Trait kTraits[] = {
     {"normal RoPE",
-     [](const LayerSpec& l, const ModelConfig&) { return l.attention.rope.style == RopeStyle::normal; }},
-    {"NeoX RoPE", [](const LayerSpec& l, const ModelConfig&) { return l.attention.rope.style == RopeStyle::neox; }},
-    {"biases on Q, K and V", [](const LayerSpec& l, const ModelConfig&) { return l.attention.qkv_bias; }},
-    {"RMSNorm over each head of Q and K", [](const LayerSpec& l, const ModelConfig&) { return l.attention.qk_norm; }},
-    {"sliding window", [](const LayerSpec& l, const ModelConfig&) { return l.attention.window != 0; }},
+     [](const LayerSpec& l, const ModelConfig&) { return l.attention.rope.style == RopeStyle::normal; }, true},
+    {"NeoX RoPE", [](const LayerSpec& l, const ModelConfig&) { return l.attention.rope.style == RopeStyle::neox; }, true},
+    {"biases on Q, K and V", [](const LayerSpec& l, const ModelConfig&) { return l.attention.qkv_bias; }, true},
+    {"RMSNorm over each head of Q and K", [](const LayerSpec& l, const ModelConfig&) { return l.attention.qk_norm; }, true},
+    {"sliding window", [](const LayerSpec& l, const ModelConfig&) { return l.attention.window != 0; }, true},
     {"soft-cap", [](const LayerSpec& l, const ModelConfig& c) {
        return l.attention.softcap != 0.0f || c.final_softcap != 0.0f;
      }},
@@ -89,16 +92,18 @@ const Trait kTraits[] = {
     {"post-norms", [](const LayerSpec& l, const ModelConfig&) { return l.post_mixer_norm || l.post_ffn_norm; }},
     {"scaled embeddings", [](const LayerSpec&, const ModelConfig& c) { return c.embed_scale != 1.0f; }},
     {"per-layer inputs", [](const LayerSpec& l, const ModelConfig&) { return l.per_layer_input; }},
-    {"KV shared", [](const LayerSpec& l, const ModelConfig&) { return l.attention.shares_kv(); }},
-    {"fused QKV", [](const LayerSpec& l, const ModelConfig&) { return l.attention.fused_qkv; }},
+    {"KV shared", [](const LayerSpec& l, const ModelConfig&) { return l.attention.shares_kv(); }, true},
+    {"fused QKV", [](const LayerSpec& l, const ModelConfig&) { return l.attention.fused_qkv; }, true},
     {"gate fused into ffn_up", [](const LayerSpec& l, const ModelConfig&) { return l.fused_gate_up; }},
     {"LongRoPE", [](const LayerSpec&, const ModelConfig& c) {
        return engine::arch::find_key(*c.arch, engine::arch::Param::rope_attn_factor) != nullptr;
      }},
-    {"layers without RoPE", [](const LayerSpec& l, const ModelConfig&) { return l.attention.rope.n_rot == 0; }},
+    {"layers without RoPE", [](const LayerSpec& l, const ModelConfig&) { return l.attention.rope.n_rot == 0; }, true},
     {"multipliers", [](const LayerSpec&, const ModelConfig& c) {
        return engine::arch::find_key(*c.arch, engine::arch::Param::residual_scale) != nullptr;
      }},
+    {"gated short convolutions",
+     [](const LayerSpec& l, const ModelConfig&) { return l.mixer == engine::MixerKind::shortconv; }},
 };
 
 // The `names` in a cell, sorted.
@@ -140,7 +145,9 @@ TEST(ArchReadme, EachRowNamesExactlyTheTraitsOfItsLayerSpec) {
     ASSERT_NE(a, nullptr);
     const ModelConfig c = config_of(*a);
     for (const Trait& t : kTraits) {
-      const bool has = std::any_of(c.layers.begin(), c.layers.end(), [&](const LayerSpec& l) { return t.has(l, c); });
+      const bool has = std::any_of(c.layers.begin(), c.layers.end(), [&](const LayerSpec& l) {
+        return (!t.of_attention || l.mixer == engine::MixerKind::attention) && t.has(l, c);
+      });
       EXPECT_EQ(r.traits.find(t.words) != std::string::npos, has) << "\"" << t.words << "\"";
     }
   }

@@ -98,6 +98,15 @@ SynthShape resolve_shape(const std::string& name, const Overrides& ov) {
       s.residual_scale = typical->residual_scale;
       s.attention_scale = typical->attention_scale;
       s.logit_scale = typical->logit_scale;
+      // A hybrid family's layer list and the keys it cannot do without
+      // (lfm2's shortconv.l_cache).
+      if (!typical->attention_layers.empty()) s.attention_layers = hybrid_attention_layers(*ov.n_layer);
+      if (const engine::arch::Architecture* a = engine::arch::find_architecture(*ov.arch)) {
+        for (const engine::arch::KeySpec& k : a->keys) {
+          const auto it = typical->values.find(k.param);
+          if (k.required && k.param >= engine::arch::kFirstValueParam && it != typical->values.end()) s.values.insert(*it);
+        }
+      }
     }
     s.source = "command line";
   }
@@ -120,6 +129,7 @@ SynthShape resolve_shape(const std::string& name, const Overrides& ov) {
     if (values.size() > s.n_layer) values.resize(s.n_layer);
   }
   if (s.layer_n_ff.size() > s.n_layer) s.layer_n_ff.resize(s.n_layer);
+  if (s.attention_layers.size() > s.n_layer) s.attention_layers.resize(s.n_layer);
   if (ov.n_rot) s.n_rot = u32("--n-rot", *ov.n_rot);
   if (ov.longrope) {
     s.longrope = *ov.longrope != 0;

@@ -233,6 +233,10 @@ void validate_shape(const SynthShape& s, bool own_vocab) {
                        std::to_string(s.n_layer) + " layers (--set KEY=A,B,... gives one per layer)");
     }
   }
+  if (!s.attention_layers.empty() && s.attention_layers.size() != s.n_layer) {
+    throw SynthError("the layer list names " + std::to_string(s.attention_layers.size()) + " layers for " +
+                     std::to_string(s.n_layer) + " (a hybrid shape takes at most its own number of layers)");
+  }
   if (!s.layer_n_ff.empty() && s.layer_n_ff.size() != s.n_layer) {
     throw SynthError("the per-layer feed-forward widths are " + std::to_string(s.layer_n_ff.size()) + " for " +
                      std::to_string(s.n_layer) + " layers");

@@ -90,6 +90,15 @@ SynthShape granite_scales(SynthShape s, float embedding, float residual, float a
   return s;
 }
 
+// LFM2 (config.json of LiquidAI/LFM2-*): full_attn_idxs name the attention
+// layers; conv_L_cache is written as shortconv.l_cache.
+SynthShape lfm2_layers(SynthShape s, std::initializer_list<uint32_t> attention, uint32_t conv_l_cache) {
+  s.attention_layers.assign(s.n_layer, false);
+  for (uint32_t il : attention) s.attention_layers[il] = true;
+  s.values[engine::arch::Param::shortconv_l_cache] = conv_l_cache;
+  return s;
+}
+
 std::vector<SynthShape> make_shapes() {
   using P = engine::arch::Param;
   // clang-format off
@@ -158,6 +167,17 @@ std::vector<SynthShape> make_shapes() {
             "ibm-granite/granite-3.3-2b-instruct/config.json (embedding_multiplier 12, residual_multiplier 0.22, "
             "attention_multiplier 0.015625, logits_scaling 8)"),
             12.0f, 0.22f, 0.015625f, 8.0f),
+      // LFM2: n_ff is block_ff_dim as llama.cpp's converter maps it
+      // (block_auto_adjust_ff_dim: 2/3 of it, times block_ffn_dim_multiplier
+      // 1.0, rounded up to block_multiple_of 256): 6656 -> 4608, 12288 -> 8192.
+      lfm2_layers(
+      shape("lfm2-350m",      "lfm2",  1024, 16, 16,  8,  64,  4608,  65536, 128000,   1000000.0f, 1e-5f, true,
+            "LiquidAI/LFM2-350M/config.json (block_ff_dim 6656, full_attn_idxs [2,5,8,10,12,14], conv_L_cache 3)"),
+            {2, 5, 8, 10, 12, 14}, 3),
+      lfm2_layers(
+      shape("lfm2-1.2b",      "lfm2",  2048, 16, 32,  8,  64,  8192,  65536, 128000,   1000000.0f, 1e-5f, true,
+            "LiquidAI/LFM2-1.2B/config.json (block_ff_dim 12288, full_attn_idxs [2,5,8,10,12,14], conv_L_cache 3)"),
+            {2, 5, 8, 10, 12, 14}, 3),
   };
   // clang-format on
 }
@@ -178,6 +198,12 @@ uint64_t SynthShape::n_params() const {
     total += n;
   }
   return total;
+}
+
+std::vector<bool> hybrid_attention_layers(uint32_t n_layer) {
+  std::vector<bool> out(n_layer);
+  for (uint32_t il = 0; il < n_layer; ++il) out[il] = il % 3 == 2;
+  return out;
 }
 
 const SynthShape* default_shape(std::string_view arch) {

@@ -11,8 +11,6 @@
 
 #include "engine/arch/arch.h"
 
-#include "engine/arch/arch.h"
-
 namespace tools {
 
 struct SynthShape {
@@ -48,6 +46,10 @@ struct SynthShape {
   // a sliding-window layer), written as an array.
   std::map<engine::arch::Param, std::vector<double>> layer_values;
   std::vector<uint32_t> layer_n_ff;  // intermediate_size per layer when it varies (Gemma 4's double-wide MLP)
+  // A hybrid model's layer list (LFM2's layer_types / full_attn_idxs): which
+  // layers attend; the others are its family's other mixer (a short
+  // convolution), written as head_count_kv 0. Empty: every layer attends.
+  std::vector<bool> attention_layers;
   // Gemma 4's global layers (sliding_window_pattern 0): rope_parameters
   // "proportional" with this partial_rotary_factor, written as
   // rope_freqs.weight (0: none); and attention_k_eq_v, no attn_v.weight.
@@ -72,6 +74,11 @@ struct SynthShape {
   // without LongRoPE or when the context is not extended.
   float longrope_attn_factor() const;
 };
+
+// LFM2's layer list for a custom shape of n_layer layers: attention in every
+// third layer from layer 2 (2, 5, 8, ...), the rhythm of the first layers of
+// LFM2-350M and LFM2-1.2B.
+std::vector<bool> hybrid_attention_layers(uint32_t n_layer);
 
 std::span<const SynthShape> named_shapes();
 const SynthShape* find_shape(std::string_view name);  // nullptr when unknown

@@ -31,6 +31,9 @@ engine::ModelConfig synth_config(const SynthShape& s, uint32_t n_vocab) {
   c.n_ff = *std::max_element(c.layer_n_ff.begin(), c.layer_n_ff.end());
   c.layer_n_head.assign(s.n_layer, s.n_head);
   c.layer_n_head_kv.assign(s.n_layer, s.n_head_kv);
+  if (s.attention_layers.size() == s.n_layer) {
+    for (uint32_t il = 0; il < s.n_layer; ++il) c.layer_n_head_kv[il] = s.attention_layers[il] ? s.n_head_kv : 0;
+  }
   c.values = s.values;
   c.layer_values = s.layer_values;
   c.layer_without_v.resize(s.n_layer);
@@ -62,7 +65,11 @@ std::vector<SynthKey> synth_keys(const engine::ModelConfig& c, const SynthShape&
         if (s.layer_n_ff.size() == s.n_layer) key.array.assign(s.layer_n_ff.begin(), s.layer_n_ff.end());
         break;
       case P::head_count: key.value = s.n_head; break;
-      case P::head_count_kv: key.value = s.n_head_kv; break;
+      case P::head_count_kv:
+        key.value = s.n_head_kv;
+        // A hybrid's layer list: 0 for the layers that do not attend.
+        if (s.attention_layers.size() == s.n_layer) key.array.assign(c.layer_n_head_kv.begin(), c.layer_n_head_kv.end());
+        break;
       case P::key_length:
       case P::value_length:
         key.value = s.head_dim;
