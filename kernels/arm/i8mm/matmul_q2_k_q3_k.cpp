@@ -57,6 +57,12 @@ struct Q3KDecode {
   __attribute__((always_inline)) static arm::Q6KQuarterScales quarter(const Packed&, const Scales& s, size_t g) {
     return arm::quarter_scales(vld1q_s8(s.sc[g]));
   }
+  // The 16 scales of each row as int8, quarter g in sc[g] (bytes 4t + c).
+  __attribute__((always_inline)) static void row_scales(const Packed& p, int8x16_t (&sc)[4]) {
+    const Scales s = decode(p);
+#pragma GCC unroll 4
+    for (size_t g = 0; g < 4; ++g) sc[g] = vld1q_s8(s.sc[g]);
+  }
 };
 
 // Q2_K's mins as SMMLA operands: mins[q][h] holds row 2q's m of sub-blocks
@@ -133,7 +139,26 @@ struct Q2KDecode {
   __attribute__((always_inline)) static arm::Q6KQuarterScales quarter(const Packed& p, const Scales&, size_t g) {
     return arm::q2_k_quarter_scales(p, g);
   }
+  __attribute__((always_inline)) static void row_scales(const Packed& p, int8x16_t (&sc)[4]) {
+    const uint8x16x4_t raw = vld1q_u8_x4(p.scales[0]);
+    sc[0] = vreinterpretq_s8_u8(vandq_u8(raw.val[0], vdupq_n_u8(0x0F)));
+    sc[1] = vreinterpretq_s8_u8(vandq_u8(raw.val[1], vdupq_n_u8(0x0F)));
+    sc[2] = vreinterpretq_s8_u8(vandq_u8(raw.val[2], vdupq_n_u8(0x0F)));
+    sc[3] = vreinterpretq_s8_u8(vandq_u8(raw.val[3], vdupq_n_u8(0x0F)));
+  }
 };
+
+// A single row's scale steps sc_j - sc_{j+1} (sc_16 = 0) of sub-blocks j = 4g
+// + t, in place of the scales (bytes 4t + c; Q3_K's -32..31 and Q2_K's 0..15
+// give steps within int8). Its SMMLA chains then run on through the
+// super-block, and sum_j P_j step_j = sum_j s_j sc_j for the chains' running
+// sums P_j: no chain restarts from zero per sub-block.
+__attribute__((always_inline)) inline void scale_steps(int8x16_t (&sc)[4]) {
+  sc[0] = vsubq_s8(sc[0], vextq_s8(sc[0], sc[1], 4));
+  sc[1] = vsubq_s8(sc[1], vextq_s8(sc[1], sc[2], 4));
+  sc[2] = vsubq_s8(sc[2], vextq_s8(sc[2], sc[3], 4));
+  sc[3] = vsubq_s8(sc[3], vextq_s8(sc[3], vdupq_n_s8(0), 4));
+}
 
 // The kernel's type for SuperBlockTiles (super_block_tiles.h).
 template <class D>
@@ -221,15 +246,18 @@ struct LowBitK : arm::WeightType<D::kType, typename D::GgufBlock> {
     }
   }
 
+  // Sub-block 4g + kT of the row on the chains c0, c1 (weight pairs 0, 1):
+  // sum += (their row-0 halves) * step.
   template <unsigned kT>
-  __attribute__((always_inline)) static void row_sub_block(const Packed& p, size_t g, int32x4_t scale,
-                                                           const uint8_t* a, int32x4_t& sum) {
+  __attribute__((always_inline)) static void row_sub_block(const Packed& p, size_t g, int32x4_t step,
+                                                           const uint8_t* a, int32x4_t& c0, int32x4_t& c1,
+                                                           int32x4_t& sum) {
     int8x16_t w[4];
     operands<kT>(p, g, w);
     const int8x16x2_t x = vld1q_s8_x2(reinterpret_cast<const int8_t*>(a + kQ8_KQsOffset + 32 * (4 * g + kT)));
-    const int32x4_t c0 = vmmlaq_s32(smmla_from_zero(x.val[0], w[0]), x.val[1], w[1]);
-    const int32x4_t c1 = vmmlaq_s32(smmla_from_zero(x.val[0], w[2]), x.val[1], w[3]);
-    sum = vmlaq_s32(sum, tile_row0(c0, c1), scale);
+    c0 = vmmlaq_s32(vmmlaq_s32(c0, x.val[0], w[0]), x.val[1], w[1]);
+    c1 = vmmlaq_s32(vmmlaq_s32(c1, x.val[0], w[2]), x.val[1], w[3]);
+    sum = vmlaq_s32(sum, tile_row0_apart(c0, c1), step);
   }
 
   // acc + the super-block (the row's at a, the tile's at w); a advances to
@@ -237,15 +265,17 @@ struct LowBitK : arm::WeightType<D::kType, typename D::GgufBlock> {
   __attribute__((always_inline)) static float32x4_t row_block(float32x4_t acc, const uint8_t*& a, const uint8_t* w,
                                                               size_t a_stride) {
     const auto& p = *reinterpret_cast<const Packed*>(w);
-    const auto scales = D::decode(p);
-    int32x4_t sum = vdupq_n_s32(0);
+    int8x16_t steps[4];
+    D::row_scales(p, steps);
+    scale_steps(steps);
+    int32x4_t sum = vdupq_n_s32(0), c0 = vdupq_n_s32(0), c1 = vdupq_n_s32(0);
 #pragma GCC unroll 1
     for (size_t g = 0; g < 4; ++g) {
-      const arm::Q6KQuarterScales sc = D::quarter(p, scales, g);
-      row_sub_block<0>(p, g, sc.sc[0], a, sum);
-      row_sub_block<1>(p, g, sc.sc[1], a, sum);
-      row_sub_block<2>(p, g, sc.sc[2], a, sum);
-      row_sub_block<3>(p, g, sc.sc[3], a, sum);
+      const arm::Q6KQuarterScales st = arm::quarter_scales(steps[g]);
+      row_sub_block<0>(p, g, st.sc[0], a, c0, c1, sum);
+      row_sub_block<1>(p, g, st.sc[1], a, c0, c1, sum);
+      row_sub_block<2>(p, g, st.sc[2], a, c0, c1, sum);
+      row_sub_block<3>(p, g, st.sc[3], a, c0, c1, sum);
     }
     if constexpr (kMins) {
       const int32x4_t m = q2_k_row_mins(p, a);
