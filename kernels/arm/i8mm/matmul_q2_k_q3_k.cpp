@@ -9,7 +9,7 @@
 // 4 x 110 bytes, no growth) with the SMMLA operands' order: vector 2q + k of
 // quarter g holds, at bytes 0..7, elements 8k..8k+7 of row 2q of each of the
 // quarter's sub-blocks, at 8..15 those of row 2q + 1. The codes decode as on
-// neon (Q2_K: AND / USHR; Q3_K: SHL, SHL, SRI, SSHR #5), the Q3_K scales once
+// neon (Q2_K: AND / USHR; Q3_K: LD1R, SHL, CMTST, SRI), the Q3_K scales once
 // per super-block, the Q2_K scale nibbles per quarter.
 //
 // LHS (pack_lhs): Q8_K pairs (lhs_pairs.h). run: super_block_tiles.h. Per
@@ -17,9 +17,11 @@
 // {row 2q, 2q + 1} of the pair; per super-block acc += (d_w d_a) float(S),
 // and for Q2_K - (dmin_w d_a) float(M) (the reference's roundings) with M =
 // sum_s m_s * bsum16_s, 4 SMMLA per 2x2 tile on the 16-element sums split in
-// 7-bit halves (8 SDOT for a single row). A single row (decode) zips the
-// row-0 halves of the two weight pairs' chains and multiplies by the 4 rows'
-// scales, with the same float operations. Missing rows of the last tile are
+// 7-bit halves (8 SDOT for a single row). A single row (decode) runs two
+// SMMLA chains (one per weight pair) through the whole super-block, zips
+// their row-0 halves after each sub-block and multiplies them by the 4 rows'
+// scale steps sc_j - sc_j+1 (the same integer S), with the same float
+// operations. Missing rows of the last tile are
 // zero. m_step 8, n_step 4.
 #include "kernels/arm/i8mm/isa_check.h"
 
