@@ -55,6 +55,27 @@ struct Q3KDecode {
   __attribute__((always_inline)) static int8x16_t codes(const Packed& p, size_t g, size_t v) {
     return arm::q3_k_codes<kT>(vld1q_u8(p.low[g][v]), arm::q3_k_high(p.high[g][v]));
   }
+  // The single row's quarter g: its low bits, and its high bits by four
+  // post-indexed LD1R from h, which walks the super-block's high bytes
+  // (p.high, quarter after quarter). GCC 12 made the intrinsic loads an LDP
+  // and two DUPs per two vectors, or an ADD per LD1R for its address.
+  struct RowQuarter {
+    uint8x16_t low[4], high[4];
+  };
+  __attribute__((always_inline)) static RowQuarter row_quarter(const Packed& p, size_t g, const uint8_t*& h) {
+    RowQuarter q;
+#pragma GCC unroll 4
+    for (size_t v = 0; v < 4; ++v) {
+      q.low[v] = vld1q_u8(p.low[g][v]);
+      q.high[v] = ld1r_u64_post(h);
+    }
+    return q;
+  }
+  template <unsigned kT>
+  __attribute__((always_inline)) static int8x16_t row_codes(const RowQuarter& q, size_t v) {
+    return arm::q3_k_codes<kT>(q.low[v], q.high[v]);
+  }
+  __attribute__((always_inline)) static const uint8_t* row_high(const Packed& p) { return p.high[0][0]; }
   __attribute__((always_inline)) static Scales decode(const Packed& p) { return arm::decode_q3_k_scales(p); }
   __attribute__((always_inline)) static arm::Q6KQuarterScales quarter(const Packed&, const Scales& s, size_t g) {
     return arm::quarter_scales(vld1q_s8(s.sc[g]));
@@ -137,6 +158,20 @@ struct Q2KDecode {
   __attribute__((always_inline)) static int8x16_t codes(const Packed& p, size_t g, size_t v) {
     return arm::q2_k_codes<kT>(vld1q_u8(p.low[g][v]));
   }
+  struct RowQuarter {
+    uint8x16_t low[4];
+  };
+  __attribute__((always_inline)) static RowQuarter row_quarter(const Packed& p, size_t g, const uint8_t*&) {
+    RowQuarter q;
+#pragma GCC unroll 4
+    for (size_t v = 0; v < 4; ++v) q.low[v] = vld1q_u8(p.low[g][v]);
+    return q;
+  }
+  template <unsigned kT>
+  __attribute__((always_inline)) static int8x16_t row_codes(const RowQuarter& q, size_t v) {
+    return arm::q2_k_codes<kT>(q.low[v]);
+  }
+  __attribute__((always_inline)) static const uint8_t* row_high(const Packed&) { return nullptr; }
   __attribute__((always_inline)) static Scales decode(const Packed&) { return {}; }
   __attribute__((always_inline)) static arm::Q6KQuarterScales quarter(const Packed& p, const Scales&, size_t g) {
     return arm::q2_k_quarter_scales(p, g);
@@ -251,14 +286,16 @@ struct LowBitK : arm::WeightType<D::kType, typename D::GgufBlock> {
   // Sub-block 4g + kT of the row on the chains c0, c1 (weight pairs 0, 1):
   // sum += (their row-0 halves) * step.
   template <unsigned kT>
-  __attribute__((always_inline)) static void row_sub_block(const Packed& p, size_t g, int32x4_t step,
+  __attribute__((always_inline)) static void row_sub_block(const typename D::RowQuarter& rq, size_t g, int32x4_t step,
                                                            const uint8_t* a, int32x4_t& c0, int32x4_t& c1,
                                                            int32x4_t& sum) {
     int8x16_t w[4];
-    operands<kT>(p, g, w);
-    const int8x16x2_t x = vld1q_s8_x2(reinterpret_cast<const int8_t*>(a + kQ8_KQsOffset + 32 * (4 * g + kT)));
-    c0 = vmmlaq_s32(vmmlaq_s32(c0, x.val[0], w[0]), x.val[1], w[1]);
-    c1 = vmmlaq_s32(vmmlaq_s32(c1, x.val[0], w[2]), x.val[1], w[3]);
+#pragma GCC unroll 4
+    for (size_t v = 0; v < 4; ++v) w[v] = D::template row_codes<kT>(rq, v);
+    int8x16_t x0, x1;  // LDP at an offset from the quarter's codes: no address per sub-block
+    ldp_q<static_cast<int>(kQ8_KQsOffset + 32 * kT)>(a + 128 * g, x0, x1);
+    c0 = vmmlaq_s32(vmmlaq_s32(c0, x0, w[0]), x1, w[1]);
+    c1 = vmmlaq_s32(vmmlaq_s32(c1, x0, w[2]), x1, w[3]);
     sum = vmlaq_s32(sum, tile_row0_apart(c0, c1), step);
   }
 
@@ -271,13 +308,15 @@ struct LowBitK : arm::WeightType<D::kType, typename D::GgufBlock> {
     D::row_scales(p, steps);
     scale_steps(steps);
     int32x4_t sum = vdupq_n_s32(0), c0 = vdupq_n_s32(0), c1 = vdupq_n_s32(0);
+    const uint8_t* h = D::row_high(p);
 #pragma GCC unroll 1
     for (size_t g = 0; g < 4; ++g) {
       const arm::Q6KQuarterScales st = arm::quarter_scales(steps[g]);
-      row_sub_block<0>(p, g, st.sc[0], a, c0, c1, sum);
-      row_sub_block<1>(p, g, st.sc[1], a, c0, c1, sum);
-      row_sub_block<2>(p, g, st.sc[2], a, c0, c1, sum);
-      row_sub_block<3>(p, g, st.sc[3], a, c0, c1, sum);
+      const typename D::RowQuarter rq = D::row_quarter(p, g, h);
+      row_sub_block<0>(rq, g, st.sc[0], a, c0, c1, sum);
+      row_sub_block<1>(rq, g, st.sc[1], a, c0, c1, sum);
+      row_sub_block<2>(rq, g, st.sc[2], a, c0, c1, sum);
+      row_sub_block<3>(rq, g, st.sc[3], a, c0, c1, sum);
     }
     if constexpr (kMins) {
       const int32x4_t m = q2_k_row_mins(p, a);
