@@ -57,18 +57,19 @@ inline void pack_two_bit_codes(const uint8_t* qs, size_t c, TwoBitPlanes& low) {
 }
 
 // The codes q - 4 of sub-block kT of a quarter, 16 at a time, from a vector of
-// low bits and its 8 high-bit bytes widened (hv: byte k's low nibble for
-// bytes k < 8, the high nibble for k + 8): the inverted high bit is the sign
-// of the 3-bit two's complement of q - 4, so SHL, SHL, SRI and SSHR #5 give it.
+// low bits and its 8 high-bit bytes loaded twice (hv = q3_k_high): the
+// inverted high bit s (bit kT of byte k < 8, bit 4 + kT of byte k) makes q - 4
+// = l - 4 s for the low bits l, so CMTST gives s as 0 or -1 (bits 2-7 of q - 4)
+// and SRI puts l below them: 3 instructions (2 for kT = 3, whose low bits are
+// already bits 6-7), and one LD1R for the high bits.
 template <unsigned kT>
 __attribute__((always_inline)) inline int8x16_t q3_k_codes(uint8x16_t low, uint8x16_t hv) {
+  const uint8x16_t bit = vcombine_u8(vdup_n_u8(1u << kT), vdup_n_u8(16u << kT));
   const uint8x16_t lo2 = kT == 3 ? low : vshlq_n_u8(low, 6 - 2 * kT);  // bits 6-7
-  const uint8x16_t sign = vshlq_n_u8(hv, 7 - kT);                      // bit 7
-  return vshrq_n_s8(vreinterpretq_s8_u8(vsriq_n_u8(sign, lo2, 1)), 5);
+  return vreinterpretq_s8_u8(vsriq_n_u8(vtstq_u8(hv, bit), lo2, 6));
 }
 __attribute__((always_inline)) inline uint8x16_t q3_k_high(const uint8_t* high8) {
-  const uint8x8_t h = vld1_u8(high8);
-  return vcombine_u8(h, vshr_n_u8(h, 4));
+  return vreinterpretq_u8_u64(vld1q_dup_u64(reinterpret_cast<const uint64_t*>(high8)));
 }
 
 // The scales of a Q3KPacked as int8: sc[g][4t + c], sub-block 4g + t of row

@@ -3,8 +3,8 @@
 //
 // Contract:
 // - tier dotprod, aarch64, requires asimd + dotprod; compiled with
-//   -march=armv8.2-a+dotprod. Instructions: AND / USHR (Q2_K) or SHL / SRI /
-//   SSHR (Q3_K) to unpack the codes, SDOT by element, MLA by the sub-block
+//   -march=armv8.2-a+dotprod. Instructions: AND / USHR (Q2_K) or LD1R / SHL /
+//   CMTST / SRI (Q3_K) to unpack the codes, SDOT by element, MLA by the sub-block
 //   scales, SCVTF, FMUL / FADD; for the Q2_K mins SMLAL by lane against the
 //   activations' sums.
 // - weights: repacked at load (pack_rhs) into groups of 4 rows, Q2KPacked or

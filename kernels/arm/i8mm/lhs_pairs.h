@@ -120,6 +120,13 @@ inline float32x4_t ld1r_f32_post(const uint8_t*& p, size_t stride) {
   return v;
 }
 
+// The 8 bytes at p in both halves, then p += 8: one post-indexed LD1R.
+inline uint8x16_t ld1r_u64_post(const uint8_t*& p) {
+  uint8x16_t v;
+  asm("ld1r {%0.2d}, [%1], #8" : "=w"(v), "+r"(p));
+  return v;
+}
+
 // a, b = the 16-byte registers at p + kOffset and p + kOffset + 16, as one
 // LDP. GCC forms LDP only from loads that stay adjacent through register
 // allocation: in the Q6_K single-row loop it left 12 of 40 pairs as two LDR.

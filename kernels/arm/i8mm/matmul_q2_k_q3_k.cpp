@@ -9,7 +9,7 @@
 // 4 x 110 bytes, no growth) with the SMMLA operands' order: vector 2q + k of
 // quarter g holds, at bytes 0..7, elements 8k..8k+7 of row 2q of each of the
 // quarter's sub-blocks, at 8..15 those of row 2q + 1. The codes decode as on
-// neon (Q2_K: AND / USHR; Q3_K: SHL, SHL, SRI, SSHR #5), the Q3_K scales once
+// neon (Q2_K: AND / USHR; Q3_K: LD1R, SHL, CMTST, SRI), the Q3_K scales once
 // per super-block, the Q2_K scale nibbles per quarter.
 //
 // LHS (pack_lhs): Q8_K pairs (lhs_pairs.h). run: super_block_tiles.h. Per
@@ -17,9 +17,12 @@
 // {row 2q, 2q + 1} of the pair; per super-block acc += (d_w d_a) float(S),
 // and for Q2_K - (dmin_w d_a) float(M) (the reference's roundings) with M =
 // sum_s m_s * bsum16_s, 4 SMMLA per 2x2 tile on the 16-element sums split in
-// 7-bit halves (8 SDOT for a single row). A single row (decode) zips the
-// row-0 halves of the two weight pairs' chains and multiplies by the 4 rows'
-// scales, with the same float operations. Missing rows of the last tile are
+// 7-bit halves (8 SDOT for a single row). A single row (decode) runs two
+// SMMLA chains (one per weight pair) through the whole super-block, zips
+// their row-0 halves after each sub-block and multiplies them by the 4 rows'
+// scale steps sc_j - sc_j+1 (the same integer S; Q2_K's codes there are
+// masked in place, times 4^t, and weighted to give 16 S), with the same float
+// operations. Missing rows of the last tile are
 // zero. m_step 8, n_step 4.
 #include "kernels/arm/i8mm/isa_check.h"
 
@@ -41,6 +44,19 @@ struct PairPlace {
   std::pair<size_t, size_t> operator()(size_t c, size_t i) const { return {2 * (c / 2) + i / 8, 8 * (c % 2) + i % 8}; }
 };
 
+// A single row's scale steps sc_j - sc_{j+1} (sc_16 = 0) of sub-blocks j = 4g
+// + t, in place of the scales (bytes 4t + c; Q3_K's -32..31 give steps within
+// int8). Its SMMLA chains then run on through the super-block, and sum_j P_j
+// step_j = sum_j s_j sc_j for the chains' running sums P_j: no chain restarts
+// from zero per sub-block.
+struct ByteSteps {
+  int8x16_t g[4];
+};
+__attribute__((always_inline)) inline ByteSteps scale_steps(const int8x16_t (&sc)[4]) {
+  return {{vsubq_s8(sc[0], vextq_s8(sc[0], sc[1], 4)), vsubq_s8(sc[1], vextq_s8(sc[1], sc[2], 4)),
+           vsubq_s8(sc[2], vextq_s8(sc[2], sc[3], 4)), vsubq_s8(sc[3], vextq_s8(sc[3], vdupq_n_s8(0), 4))}};
+}
+
 // What Q2_K and Q3_K differ in: the packed block, its codes, the scales of a
 // quarter (from what decode() gives once per super-block), and the float step.
 struct Q3KDecode {
@@ -53,9 +69,41 @@ struct Q3KDecode {
   __attribute__((always_inline)) static int8x16_t codes(const Packed& p, size_t g, size_t v) {
     return arm::q3_k_codes<kT>(vld1q_u8(p.low[g][v]), arm::q3_k_high(p.high[g][v]));
   }
+  // The single row's quarter g: its low bits, and its high bits by four
+  // post-indexed LD1R from h, which walks the super-block's high bytes
+  // (p.high, quarter after quarter). GCC 12 made the intrinsic loads an LDP
+  // and two DUPs per two vectors, or an ADD per LD1R for its address.
+  struct RowQuarter {
+    uint8x16_t low[4], high[4];
+  };
+  __attribute__((always_inline)) static RowQuarter row_quarter(const Packed& p, size_t g, const uint8_t*& h) {
+    RowQuarter q;
+#pragma GCC unroll 4
+    for (size_t v = 0; v < 4; ++v) {
+      q.low[v] = vld1q_u8(p.low[g][v]);
+      q.high[v] = ld1r_u64_post(h);
+    }
+    return q;
+  }
+  template <unsigned kT>
+  __attribute__((always_inline)) static int8x16_t row_codes(const RowQuarter& q, size_t v) {
+    return arm::q3_k_codes<kT>(q.low[v], q.high[v]);
+  }
+  __attribute__((always_inline)) static const uint8_t* row_high(const Packed& p) { return p.high[0][0]; }
   __attribute__((always_inline)) static Scales decode(const Packed& p) { return arm::decode_q3_k_scales(p); }
   __attribute__((always_inline)) static arm::Q6KQuarterScales quarter(const Packed&, const Scales& s, size_t g) {
     return arm::quarter_scales(vld1q_s8(s.sc[g]));
+  }
+  // The single row's steps, by quarter; its S needs no shift.
+  using RowSteps = ByteSteps;
+  static constexpr int kRowShift = 0;
+  __attribute__((always_inline)) static RowSteps row_steps(const Packed& p) {
+    const Scales s = decode(p);
+    const int8x16_t sc[4] = {vld1q_s8(s.sc[0]), vld1q_s8(s.sc[1]), vld1q_s8(s.sc[2]), vld1q_s8(s.sc[3])};
+    return scale_steps(sc);
+  }
+  __attribute__((always_inline)) static arm::Q6KQuarterScales quarter_steps(const RowSteps& s, size_t g) {
+    return arm::quarter_scales(s.g[g]);
   }
 };
 
@@ -129,6 +177,52 @@ struct Q2KDecode {
   __attribute__((always_inline)) static int8x16_t codes(const Packed& p, size_t g, size_t v) {
     return arm::q2_k_codes<kT>(vld1q_u8(p.low[g][v]));
   }
+  struct RowQuarter {
+    uint8x16_t low[4];
+  };
+  __attribute__((always_inline)) static RowQuarter row_quarter(const Packed& p, size_t g, const uint8_t*&) {
+    RowQuarter q;
+#pragma GCC unroll 4
+    for (size_t v = 0; v < 4; ++v) q.low[v] = vld1q_u8(p.low[g][v]);
+    return q;
+  }
+  // The single row's codes of sub-block 4g + t carry a factor 4^t for t < 3:
+  // a mask (AND with 3 << 2t) in place of USHR + AND. Weighting them by 16 sc /
+  // 4^t (t = 3: 16 sc; all integers of 0..240) gives the chains 16 S, which
+  // shifts back exactly (kRowShift).
+  template <unsigned kT>
+  __attribute__((always_inline)) static int8x16_t row_codes(const RowQuarter& q, size_t v) {
+    if constexpr (kT == 3) return vreinterpretq_s8_u8(vshrq_n_u8(q.low[v], 6));
+    return vreinterpretq_s8_u8(vandq_u8(q.low[v], vdupq_n_u8(static_cast<uint8_t>(3u << (2 * kT)))));
+  }
+  // The steps of those weights, w_j - w_{j+1}, in int16 (-240..240): h[g][0]
+  // sub-blocks 4g, 4g + 1 (lanes 4t + c), h[g][1] 4g + 2, 4g + 3.
+  struct RowSteps {
+    int16x8_t h[4][2];
+  };
+  static constexpr int kRowShift = 4;
+  __attribute__((always_inline)) static RowSteps row_steps(const Packed& p) {
+    static constexpr int8_t kShift[16] = {4, 4, 4, 4, 2, 2, 2, 2, 0, 0, 0, 0, 4, 4, 4, 4};
+    const int8x16_t shift = vld1q_s8(kShift);
+    const uint8x16x4_t raw = vld1q_u8_x4(p.scales[0]);
+    const uint8x16_t w[5] = {vshlq_u8(vandq_u8(raw.val[0], vdupq_n_u8(0x0F)), shift),
+                             vshlq_u8(vandq_u8(raw.val[1], vdupq_n_u8(0x0F)), shift),
+                             vshlq_u8(vandq_u8(raw.val[2], vdupq_n_u8(0x0F)), shift),
+                             vshlq_u8(vandq_u8(raw.val[3], vdupq_n_u8(0x0F)), shift), vdupq_n_u8(0)};
+    RowSteps s;
+#pragma GCC unroll 4
+    for (size_t g = 0; g < 4; ++g) {
+      const uint8x16_t next = vextq_u8(w[g], w[g + 1], 4);
+      s.h[g][0] = vreinterpretq_s16_u16(vsubl_u8(vget_low_u8(w[g]), vget_low_u8(next)));
+      s.h[g][1] = vreinterpretq_s16_u16(vsubl_high_u8(w[g], next));
+    }
+    return s;
+  }
+  __attribute__((always_inline)) static arm::Q6KQuarterScales quarter_steps(const RowSteps& s, size_t g) {
+    return {{vmovl_s16(vget_low_s16(s.h[g][0])), vmovl_high_s16(s.h[g][0]), vmovl_s16(vget_low_s16(s.h[g][1])),
+             vmovl_high_s16(s.h[g][1])}};
+  }
+  __attribute__((always_inline)) static const uint8_t* row_high(const Packed&) { return nullptr; }
   __attribute__((always_inline)) static Scales decode(const Packed&) { return {}; }
   __attribute__((always_inline)) static arm::Q6KQuarterScales quarter(const Packed& p, const Scales&, size_t g) {
     return arm::q2_k_quarter_scales(p, g);
@@ -221,15 +315,20 @@ struct LowBitK : arm::WeightType<D::kType, typename D::GgufBlock> {
     }
   }
 
+  // Sub-block 4g + kT of the row on the chains c0, c1 (weight pairs 0, 1):
+  // sum += (their row-0 halves) * step.
   template <unsigned kT>
-  __attribute__((always_inline)) static void row_sub_block(const Packed& p, size_t g, int32x4_t scale,
-                                                           const uint8_t* a, int32x4_t& sum) {
+  __attribute__((always_inline)) static void row_sub_block(const typename D::RowQuarter& rq, size_t g, int32x4_t step,
+                                                           const uint8_t* a, int32x4_t& c0, int32x4_t& c1,
+                                                           int32x4_t& sum) {
     int8x16_t w[4];
-    operands<kT>(p, g, w);
-    const int8x16x2_t x = vld1q_s8_x2(reinterpret_cast<const int8_t*>(a + kQ8_KQsOffset + 32 * (4 * g + kT)));
-    const int32x4_t c0 = vmmlaq_s32(smmla_from_zero(x.val[0], w[0]), x.val[1], w[1]);
-    const int32x4_t c1 = vmmlaq_s32(smmla_from_zero(x.val[0], w[2]), x.val[1], w[3]);
-    sum = vmlaq_s32(sum, tile_row0(c0, c1), scale);
+#pragma GCC unroll 4
+    for (size_t v = 0; v < 4; ++v) w[v] = D::template row_codes<kT>(rq, v);
+    int8x16_t x0, x1;  // LDP at an offset from the quarter's codes: no address per sub-block
+    ldp_q<static_cast<int>(kQ8_KQsOffset + 32 * kT)>(a + 128 * g, x0, x1);
+    c0 = vmmlaq_s32(vmmlaq_s32(c0, x0, w[0]), x1, w[1]);
+    c1 = vmmlaq_s32(vmmlaq_s32(c1, x0, w[2]), x1, w[3]);
+    sum = vmlaq_s32(sum, tile_row0_apart(c0, c1), step);
   }
 
   // acc + the super-block (the row's at a, the tile's at w); a advances to
@@ -237,16 +336,19 @@ struct LowBitK : arm::WeightType<D::kType, typename D::GgufBlock> {
   __attribute__((always_inline)) static float32x4_t row_block(float32x4_t acc, const uint8_t*& a, const uint8_t* w,
                                                               size_t a_stride) {
     const auto& p = *reinterpret_cast<const Packed*>(w);
-    const auto scales = D::decode(p);
-    int32x4_t sum = vdupq_n_s32(0);
+    const typename D::RowSteps steps = D::row_steps(p);
+    int32x4_t sum = vdupq_n_s32(0), c0 = vdupq_n_s32(0), c1 = vdupq_n_s32(0);
+    const uint8_t* h = D::row_high(p);
 #pragma GCC unroll 1
     for (size_t g = 0; g < 4; ++g) {
-      const arm::Q6KQuarterScales sc = D::quarter(p, scales, g);
-      row_sub_block<0>(p, g, sc.sc[0], a, sum);
-      row_sub_block<1>(p, g, sc.sc[1], a, sum);
-      row_sub_block<2>(p, g, sc.sc[2], a, sum);
-      row_sub_block<3>(p, g, sc.sc[3], a, sum);
+      const arm::Q6KQuarterScales st = D::quarter_steps(steps, g);
+      const typename D::RowQuarter rq = D::row_quarter(p, g, h);
+      row_sub_block<0>(rq, g, st.sc[0], a, c0, c1, sum);
+      row_sub_block<1>(rq, g, st.sc[1], a, c0, c1, sum);
+      row_sub_block<2>(rq, g, st.sc[2], a, c0, c1, sum);
+      row_sub_block<3>(rq, g, st.sc[3], a, c0, c1, sum);
     }
+    if constexpr (D::kRowShift != 0) sum = vshrq_n_s32(sum, D::kRowShift);
     if constexpr (kMins) {
       const int32x4_t m = q2_k_row_mins(p, a);
       return vaddq_f32(acc, q2_k_block(sum, m, load_f16x4(p.d), load_f16x4(p.dmin), ld1r_f32_post(a, a_stride)));

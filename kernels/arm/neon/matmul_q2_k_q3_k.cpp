@@ -3,8 +3,8 @@
 //
 // Contract:
 // - tier neon, aarch64, requires asimd; compiled with -march=armv8-a (any
-//   64-bit ARM core). Instructions: AND / USHR (Q2_K) or SHL / SRI / SSHR
-//   (Q3_K) to unpack the codes, SMULL / SMLAL2 into int16 lanes, ADDP /
+//   64-bit ARM core). Instructions: AND / USHR (Q2_K) or LD1R / SHL / CMTST /
+//   SRI (Q3_K) to unpack the codes, SMULL / SMLAL2 into int16 lanes, ADDP /
 //   SADDLP, MLA by the sub-block scales, SCVTF, FMUL / FADD; for the Q2_K
 //   mins SMLAL by lane against the activations' sums.
 // - weights: repacked at load (pack_rhs) into groups of 4 rows, Q2KPacked or
