@@ -27,10 +27,12 @@ endif()
 # 2048 (every row length a multiple of 256, so Q4_K_M gets its K-quant kernels
 # rather than the fallback types), small enough for seconds under qemu; and a
 # gemma3 of the same size whose even layers attend to a window of 16, which
-# the prompts and the decode run past (a sliding-window model, issue 26).
-set(models Q4_0 Q4_K_M gemma3-Q4_0)
+# the prompts and the decode run past (a sliding-window model, issue 26); and
+# the llama as Q5_K_M (Q5_K and Q6_K: the mix most downloaded after Q4_K_M).
+set(models Q4_0 Q4_K_M Q5_K_M gemma3-Q4_0)
 set(args_Q4_0 --arch llama --n-embd 256 --n-layer 4 --n-head 8 --n-head-kv 2 --n-ff 768 --type Q4_0)
 set(args_Q4_K_M --arch llama --n-embd 256 --n-layer 4 --n-head 8 --n-head-kv 2 --n-ff 768 --type Q4_K_M)
+set(args_Q5_K_M --arch llama --n-embd 256 --n-layer 4 --n-head 8 --n-head-kv 2 --n-ff 768 --type Q5_K_M)
 set(args_gemma3-Q4_0 --arch gemma3 --n-embd 256 --n-layer 4 --n-head 4 --n-head-kv 1 --head-dim 64 --n-ff 768
                      --set attention.sliding_window=16 --set attention.sliding_window_pattern=2 --type Q4_0)
 foreach(name IN LISTS models)
