@@ -85,8 +85,10 @@ inline float block_scale(uint16_t h) {
 
 // The 32 codes of a block as signed bytes: Q8_0's as stored, Q4_0's nibbles
 // minus 8 (element j in the low nibble of byte j, j + 16 in its high one).
-inline void codes(const kernels::ref::BlockQ8_0& b, int8_t* out) { std::memcpy(out, b.qs, QK); }
-inline void codes(const kernels::ref::BlockQ4_0& b, int8_t* out) {
+// The baseline's path; an ISA build with its own key loads leaves these and
+// widen() unused (clang warns about that, GCC does not).
+[[maybe_unused]] inline void codes(const kernels::ref::BlockQ8_0& b, int8_t* out) { std::memcpy(out, b.qs, QK); }
+[[maybe_unused]] inline void codes(const kernels::ref::BlockQ4_0& b, int8_t* out) {
 #if defined(__aarch64__)
   const uint8x16_t x = vld1q_u8(b.qs);
   const int8x16_t eight = vdupq_n_s8(8);
@@ -108,7 +110,7 @@ inline void codes(const kernels::ref::BlockQ4_0& b, int8_t* out) {
 // Codes c[0 .. kLanes - 1] times d, as floats, through memory (the SSE2
 // baseline, without a sign-extending load; AVX2, AVX-512 and NEON widen in
 // registers in dequantize).
-inline Batch widen(const int8_t* c, const Batch& d) {
+[[maybe_unused]] inline Batch widen(const int8_t* c, const Batch& d) {
   alignas(16) float f[kLanes];
   for (size_t l = 0; l < kLanes; ++l) f[l] = static_cast<float>(c[l]);
   return Batch::load_aligned(f) * d;
