@@ -46,4 +46,11 @@ std::vector<uint8_t> saved_session_seed(uint32_t n_tokens, bool f32);
 // $ENGINE_SHARED_DIR, else the ../shared folder configured at build time.
 std::string shared_dir();
 
+// The exit code of a fuzzer that cannot run because a file of ../shared is
+// missing: ctest reports the test skipped (SKIP_RETURN_CODE). Not libFuzzer's
+// own error code (77, its -error_exitcode), which reports a crash.
+inline constexpr int kSkippedExitCode = 125;
+// Ends the process with kSkippedExitCode, saying which file is missing.
+[[noreturn]] void skip_without(const std::string& path);
+
 }  // namespace engine_fuzz

@@ -16,6 +16,7 @@
 
 #include "gguf/file.h"
 #include "kernels/ref/type_ops.h"
+#include "tests/support/sanitized.h"
 #include "tests/support/shared_data.h"
 
 namespace {
@@ -69,13 +70,7 @@ bool env_set(const char* name) {
 Sampling sampling() {
   if (env_set("ENGINE_REF_BITEXACT_FULL")) return {};
   if (env_set("ENGINE_QEMU_CPU")) return {8, 64, true};
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  return {1, 4, false};
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-  return {1, 4, false};
-#endif
-#endif
+  if (engine_test::kSanitized) return {1, 4, false};
   return {};
 }
 

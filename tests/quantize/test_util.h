@@ -16,6 +16,7 @@
 #include "engine/support/log.h"
 #include "gguf/file.h"
 #include "kernels/ref/type_ops.h"
+#include "tests/support/sanitized.h"
 #include "tests/support/shared_data.h"
 
 namespace quantize_test {
@@ -29,16 +30,7 @@ inline bool under_qemu() {
   return v != nullptr && *v != '\0';
 }
 
-inline bool sanitized() {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  return true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-  return true;
-#endif
-#endif
-  return false;
-}
+inline bool sanitized() { return engine_test::kSanitized; }
 
 // qemu and the sanitizers run 10-30x slower: the tests check a subset there
 // (the llama model for all three architectures, sampled rows), and say so.

@@ -16,6 +16,7 @@
 #include "engine/threads/affinity.h"
 #include "engine/threads/cpu_list.h"
 #include "engine/threads/thread_pool.h"
+#include "tests/support/sanitized.h"
 #include "log_capture.h"
 
 namespace {
@@ -31,17 +32,7 @@ using engine::WorkerReport;
 using std::chrono::microseconds;
 
 // Sanitizers and qemu slow every round down by 10-100x: fewer rounds there.
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-constexpr bool kSlowBuild = true;
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
-constexpr bool kSlowBuild = true;
-#else
-constexpr bool kSlowBuild = false;
-#endif
-#else
-constexpr bool kSlowBuild = false;
-#endif
+constexpr bool kSlowBuild = engine_test::kSanitized;
 
 size_t hardware_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
 
