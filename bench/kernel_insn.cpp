@@ -1,4 +1,5 @@
-// kernel_insn: runs ONE matmul kernel of the registry on one shape, for
+// kernel_insn: runs ONE matmul kernel of the registry on one shape (or one
+// row operation of the forward pass: op:shortconv and its scalar twin), for
 // counting instructions under qemu with ../shared/tools/insncount (timing under
 // emulation means nothing; the instruction count is deterministic). Plain C++,
 // no Google Benchmark, so it links statically for aarch64.
@@ -21,6 +22,9 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/mixers/shortconv.h"
+#include "engine/ops/ops.h"
+#include "engine/ops/ops_isa.h"
 #include "kernels/matmul.h"
 #include "kernels/ref/matmul_ref.h"
 #include "kernels/ref/type_ops.h"
@@ -52,8 +56,36 @@ void list_kernels() {
 int usage() {
   std::fprintf(stderr,
                "usage: kernel_insn --kernel NAME --m M --n N --k K [--reps R] [--pack-reps P]\n"
+               "       kernel_insn --kernel op:shortconv|op:shortconv_ref --m TOKENS --n TAPS --k CHANNELS [--reps R]\n"
                "       kernel_insn --list\n");
   return 2;
+}
+
+// LFM2's short convolution (engine/ops/ops.h), the vector form chosen for
+// this CPU or its scalar twin, on m tokens of k channels with n taps.
+int run_shortconv(bool scalar, size_t m, size_t taps, size_t d, size_t reps) {
+  if (m == 0 || d == 0 || taps < 2) return usage();
+  std::mt19937 rng(42);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> kernel(d * taps), state((taps - 1) * d), bcx(m * 3 * d), y(m * d);
+  for (auto* v : {&kernel, &state, &bcx}) {
+    for (float& x : *v) x = normal(rng);
+  }
+  const auto ds = static_cast<uint32_t>(d);
+  for (size_t r = 0; r < reps; ++r) {
+    if (scalar) {
+      engine::shortconv_rows_ref(kernel.data(), static_cast<uint32_t>(taps), ds, 0, ds, state.data(), bcx.data(),
+                                 static_cast<uint32_t>(m), y.data());
+    } else {
+      engine::ops::shortconv_rows(kernel.data(), static_cast<uint32_t>(taps), ds, 0, ds, state.data(), bcx.data(),
+                                  static_cast<uint32_t>(m), y.data());
+    }
+  }
+  double checksum = 0;
+  for (float v : y) checksum += v;
+  std::printf("shortconv%s m=%zu taps=%zu d=%zu reps=%zu (%s) checksum=%.6g\n", scalar ? "_ref" : "", m, taps, d, reps,
+              scalar ? "scalar" : engine::ops::isa_ops().isa, checksum);
+  return 0;
 }
 
 }  // namespace
@@ -85,6 +117,7 @@ int main(int argc, char** argv) {
       return usage();
     }
   }
+  if (name == "op:shortconv" || name == "op:shortconv_ref") return run_shortconv(name.ends_with("_ref"), m, n, k, reps);
   const kernels::MatmulKernel* kern = find_kernel(name);
   if (kern == nullptr) {
     std::fprintf(stderr, "kernel_insn: no kernel named '%s' in this build (--list shows them)\n", name.c_str());

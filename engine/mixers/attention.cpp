@@ -89,7 +89,7 @@ void AttentionMixer::forward(Compute& compute, const AttentionSpec& a, const Lay
       if (!a.shares_kv()) finish_kv(a, w, cache, rope, rms_eps, pos, static_cast<uint32_t>(i));
     }
   });
-  compute.profiled(nullptr, [&] { attend(compute, a, cache, n_past, n); });  // att: (n, n_head * head_dim_v)
+  compute.profiled(&Profile::attention, [&] { attend(compute, a, cache, n_past, n); });  // att: (n, n_head * head_dim_v)
   compute.linear(w.wo, att_.data(), n, xn);
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/model/model_config.h"
+#include "engine/ops/ops.h"
 
 namespace engine {
 
@@ -50,9 +51,11 @@ void ShortConvMixer::forward(Compute& compute, uint32_t taps, const LayerWeights
                              float* xn) {
   compute.linear(w.conv_in, xn, n, bcx_.data());  // (n, 3 d)
   // Channels are independent: each piece of them is one task.
-  compute.parallel_range(d_, 64, [&](size_t first, size_t last) {
-    shortconv_rows_ref(w.conv_kernel.data(), taps, d_, static_cast<uint32_t>(first), static_cast<uint32_t>(last),
-                       state, bcx_.data(), n, y_.data());
+  compute.profiled(&Profile::shortconv, [&] {
+    compute.parallel_range(d_, 64, [&](size_t first, size_t last) {
+      ops::shortconv_rows(w.conv_kernel.data(), taps, d_, static_cast<uint32_t>(first), static_cast<uint32_t>(last),
+                          state, bcx_.data(), n, y_.data());
+    });
   });
   compute.linear(w.conv_out, y_.data(), n, xn);
 }

@@ -23,6 +23,12 @@ void silu_mul(float* out, const float* gate, const float* up, size_t n);
 // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
 void gelu_mul(float* out, const float* gate, const float* up, size_t n);
 
+// LFM2's gated short convolution of n tokens over channels first .. last - 1,
+// its state updated: engine::shortconv_rows_ref (engine/mixers/shortconv.h,
+// the arguments' layout and the scalar twin) in vectors over channels.
+void shortconv_rows(const float* kernel, uint32_t taps, uint32_t d, uint32_t first, uint32_t last, float* state,
+                    float* bcx, uint32_t n, float* y);
+
 // y[i] += x[i].
 void add(float* y, const float* x, size_t n);
 

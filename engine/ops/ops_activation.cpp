@@ -64,6 +64,7 @@ void gelu_mul(float* out, const float* gate, const float* up, size_t n) {
 #define ENGINE_OPS_STRINGIFY2(x) #x
 #define ENGINE_OPS_STRINGIFY(x) ENGINE_OPS_STRINGIFY2(x)
 extern const IsaOps kIsaOps{ENGINE_OPS_STRINGIFY(ENGINE_OPS_ISA), dot_rows, weighted_rows, dot_rows_f16,
-                            weighted_rows_f16, dot_rows_quant, weighted_rows_quant, kF16RowsInPlace, fp16_to_fp32, softmax, silu_mul, gelu_mul};
+                            weighted_rows_f16, dot_rows_quant, weighted_rows_quant, kF16RowsInPlace, fp16_to_fp32, softmax, silu_mul, gelu_mul,
+                            shortconv_rows};
 
 }  // namespace engine::ops::ENGINE_OPS_ISA

@@ -123,4 +123,9 @@ void silu_mul(float* out, const float* gate, const float* up, size_t n) { isa_op
 
 void gelu_mul(float* out, const float* gate, const float* up, size_t n) { isa_ops().gelu_mul(out, gate, up, n); }
 
+void shortconv_rows(const float* kernel, uint32_t taps, uint32_t d, uint32_t first, uint32_t last, float* state,
+                    float* bcx, uint32_t n, float* y) {
+  isa_ops().shortconv_rows(kernel, taps, d, first, last, state, bcx, n, y);
+}
+
 }  // namespace engine::ops

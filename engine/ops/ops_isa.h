@@ -2,7 +2,7 @@
 // (ops_attention.cpp, ops_activation.cpp) compiled for several instruction
 // sets, and the choice among them: the best one this CPU runs, picked once
 // (ops_dispatch.cpp). ops::dot_rows, weighted_rows (F32 and F16 rows),
-// fp16_to_fp32, softmax, silu_mul and gelu_mul call the chosen one.
+// fp16_to_fp32, softmax, silu_mul, gelu_mul and shortconv_rows call the chosen one.
 #pragma once
 
 #include <cstddef>
@@ -38,6 +38,9 @@ struct IsaOps {
   void (*softmax)(float* x, size_t n);
   void (*silu_mul)(float* out, const float* gate, const float* up, size_t n);
   void (*gelu_mul)(float* out, const float* gate, const float* up, size_t n);
+  // LFM2's gated short convolution (ops_conv.cpp; ops.h: shortconv_rows).
+  void (*shortconv_rows)(const float* kernel, uint32_t taps, uint32_t d, uint32_t first, uint32_t last, float* state,
+                         float* bcx, uint32_t n, float* y);
 };
 
 // Every variant compiled in that this CPU can run, best first (tests run each).
@@ -77,5 +80,7 @@ extern const bool kF16RowsInPlace;
 void softmax(float* x, size_t n);
 void silu_mul(float* out, const float* gate, const float* up, size_t n);
 void gelu_mul(float* out, const float* gate, const float* up, size_t n);
+void shortconv_rows(const float* kernel, uint32_t taps, uint32_t d, uint32_t first, uint32_t last, float* state,
+                    float* bcx, uint32_t n, float* y);
 }  // namespace engine::ops::ENGINE_OPS_ISA
 #endif

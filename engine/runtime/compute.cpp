@@ -9,13 +9,12 @@ void Compute::set_profile(Profile* profile) {
   if (pool_ != nullptr) pool_->set_task_timing(profile != nullptr);
 }
 
-void Compute::account(const kernels::MatmulKernel* kernel, double wall, double busy_before) {
+void Compute::account(double& op_class, double wall, double busy_before) {
   double share = 1.0;
   if (pool_ != nullptr && pool_->size() > 1 && wall > 0) {
     share = std::clamp((pool_->task_seconds() - busy_before) / (wall * static_cast<double>(pool_->size())), 0.0, 1.0);
   }
-  double& slot = kernel != nullptr ? profile_->matmul[static_cast<uint32_t>(kernel->rhs_type)] : profile_->attention;
-  slot += wall * share;
+  op_class += wall * share;
   profile_->pool_wait += wall * (1.0 - share);
 }
 

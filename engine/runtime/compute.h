@@ -65,17 +65,14 @@ class Compute {
   // step(), its time added to the profile when one is attached: a parallel
   // step's wall time W, split by the share of the threads' time spent in
   // tasks (B of W x threads): W x share to the step's class (the kernel's
-  // weight type, or attention when kernel is null), the rest to pool_wait.
+  // weight type, or the class named), the rest to pool_wait.
   template <class Step>
   void profiled(const kernels::MatmulKernel* kernel, Step&& step) {
-    if (profile_ == nullptr) {
-      step();
-      return;
-    }
-    const double busy_before = pool_ != nullptr ? pool_->task_seconds() : 0.0;
-    const auto t0 = Clock::now();
-    step();
-    account(kernel, seconds_since(t0), busy_before);
+    profiled_into(kernel, nullptr, step);
+  }
+  template <class Step>
+  void profiled(double Profile::*op_class, Step&& step) {
+    profiled_into(nullptr, op_class, step);
   }
 
   static double seconds_since(Clock::time_point t) {
@@ -83,7 +80,19 @@ class Compute {
   }
 
  private:
-  void account(const kernels::MatmulKernel* kernel, double wall, double busy_before);
+  template <class Step>
+  void profiled_into(const kernels::MatmulKernel* kernel, double Profile::*op_class, Step& step) {
+    if (profile_ == nullptr) {
+      step();
+      return;
+    }
+    const double busy_before = pool_ != nullptr ? pool_->task_seconds() : 0.0;
+    const auto t0 = Clock::now();
+    step();
+    account(kernel != nullptr ? profile_->matmul[static_cast<uint32_t>(kernel->rhs_type)] : profile_->*op_class,
+            seconds_since(t0), busy_before);
+  }
+  void account(double& op_class, double wall, double busy_before);
 
   ThreadPool* pool_;
   size_t n_threads_;

@@ -310,4 +310,18 @@ uint64_t KvCache::bytes() const {
   return total;
 }
 
+std::vector<float> KvCache::recurrent_state() const {
+  std::vector<float> state;
+  for (const ConvCache& c : conv_) state.insert(state.end(), c.rows().begin(), c.rows().end());
+  return state;
+}
+
+void KvCache::set_recurrent_state(const std::vector<float>& state, uint32_t n) {
+  size_t at = 0;
+  for (ConvCache& c : conv_) {
+    c.set(state.data() + at, n);
+    at += c.rows().size();
+  }
+}
+
 }  // namespace engine

@@ -154,10 +154,16 @@ class ConvCache {
 
   uint32_t taps() const { return taps_; }
   float* state() { return rows_.data(); }
+  const std::vector<float>& rows() const { return rows_; }
   uint64_t bytes() const { return rows_.size() * sizeof(float); }
   // The positions folded into the state: it goes on from position at().
   uint32_t at() const { return at_; }
   void advanced_to(uint32_t end) { at_ = end; }
+  // The state after n positions, from a copy of rows().
+  void set(const float* rows, uint32_t n) {
+    std::copy(rows, rows + rows_.size(), rows_.begin());
+    at_ = n;
+  }
   // Back to position 0: the positions before the first are zeros.
   void forget() {
     std::fill(rows_.begin(), rows_.end(), 0.0f);
@@ -228,6 +234,10 @@ class KvCache {
   // The state of short-convolution layer `layer`.
   ConvCache& conv(uint32_t layer) { return conv_[index_[layer]]; }
   bool has_recurrent_state() const { return !conv_.empty(); }
+  // Every recurrent layer's state, one after the other (a checkpoint's
+  // copy), and back, as the state after n positions.
+  std::vector<float> recurrent_state() const;
+  void set_recurrent_state(const std::vector<float>& state, uint32_t n);
 
   // AttentionCache's bookkeeping of what the rings hold, for every cache.
   void will_store(uint32_t end) {
@@ -237,8 +247,12 @@ class KvCache {
   // what its next token attends to, and every convolution state is that of
   // exactly n positions.
   bool holds_history(uint32_t n) const {
-    return std::all_of(attention_.begin(), attention_.end(), [&](const AttentionCache& a) { return a.holds_history(n); }) &&
+    return attention_holds_history(n) &&
            std::all_of(conv_.begin(), conv_.end(), [&](const ConvCache& s) { return s.at() == n; });
+  }
+  // The same for the attention caches alone.
+  bool attention_holds_history(uint32_t n) const {
+    return std::all_of(attention_.begin(), attention_.end(), [&](const AttentionCache& a) { return a.holds_history(n); });
   }
   void forget() {
     for (AttentionCache& a : attention_) a.forget();

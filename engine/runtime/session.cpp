@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 
 #include "engine/support/error.h"
 #include "engine/runtime/finite_check.h"
@@ -109,14 +110,22 @@ void Session::eval_batches(std::span<const int32_t> tokens, bool all_logits) {
 void Session::keep(uint32_t n) {
   tokens_.resize(n);
   n_past_ = std::min(n_past_, n);
+  checkpoints_.drop_after(n);
   // A batch that failed or stopped half-way stored some of its positions in
   // the rings, overwriting older ones (will_store counted them): usually
   // only those no later token attends to, but after a truncate or a
-  // multi-batch rollback the window before n_past_ may be gone.
-  if (!kv_.holds_history(n_past_)) {
-    n_past_ = 0;
-    kv_.forget();
+  // multi-batch rollback the window before n_past_ may be gone. A recurrent
+  // state is that of its last position only: the newest checkpoint at or
+  // before n_past_ takes its place, and the tokens after it are evaluated again.
+  if (kv_.holds_history(n_past_)) return;
+  if (const std::optional<uint32_t> at = checkpoints_.restore(n_past_, kv_)) {
+    log_debug("session: recurrent state restored at position " + std::to_string(*at) + " of " +
+              std::to_string(n) + " kept tokens; " + std::to_string(n - *at) + " to evaluate again");
+    n_past_ = *at;
+    return;
   }
+  n_past_ = 0;
+  kv_.forget();
 }
 
 void Session::truncate(uint32_t n) {
@@ -149,6 +158,7 @@ uint32_t Session::eval_prompt(std::span<const int32_t> prompt) {
 }
 
 void Session::reset() {
+  checkpoints_.clear();
   n_past_ = 0;
   tokens_.clear();
   logits_.clear();
@@ -160,6 +170,7 @@ void Session::restored(std::vector<int32_t> tokens, uint32_t n_past) {
   n_past_ = n_past;
   logits_.clear();
   // A saved session holds no recurrent state: its tokens are evaluated again.
+  checkpoints_.clear();
   keep(static_cast<uint32_t>(tokens_.size()));
 }
 
@@ -173,6 +184,7 @@ void Session::eval_batch(const int32_t* tokens, uint32_t n, Logits wanted) {
   kv_.will_store(n_past_ + n);  // before any layer stores: a stop half-way leaves them stored
   eval_layers(tokens, n, wanted);
   n_evaluated_ += n;
+  if (kv_.has_recurrent_state()) checkpoints_.after_batch(n_past_, n, kv_);
   if (profile != nullptr) {
     profile->elementwise += Compute::seconds_since(start) - (profile->total() - attributed_before);
     profile->tokens += n;

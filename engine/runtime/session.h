@@ -10,6 +10,7 @@
 
 #include "engine/runtime/compute.h"
 #include "engine/runtime/kv_cache.h"
+#include "engine/runtime/recurrent_checkpoints.h"
 #include "engine/mixers/attention.h"
 #include "engine/mixers/shortconv.h"
 #include "engine/runtime/profile.h"
@@ -72,7 +73,9 @@ class Session {
   // evaluated), the cache cannot be kept and the next eval evaluates the n
   // kept tokens again first (n_past() says 0 until then). A recurrent
   // layer's state (a short convolution's) holds only the end of what was
-  // evaluated: any n short of n_past() is evaluated again in the same way.
+  // evaluated: for any n short of n_past() the session goes back to its
+  // newest checkpoint at or before n (engine/runtime/recurrent_checkpoints.h;
+  // n_past() says where) and evaluates the kept tokens after it again.
   void truncate(uint32_t n);
 
   // The tokens the session holds, in order: those of the cache and any kept
@@ -80,6 +83,9 @@ class Session {
   std::span<const int32_t> tokens() const { return tokens_; }
   // Tokens evaluated since the session was created: what prompt reuse saves.
   uint64_t n_evaluated() const { return n_evaluated_; }
+  // The copies of the recurrent states kept for truncations (none for a
+  // model without recurrent layers).
+  const RecurrentCheckpoints& checkpoints() const { return checkpoints_; }
 
   // fn(user) is asked before each layer of each batch whether to stop
   // (nullptr: never). Called on the evaluating thread.
@@ -159,6 +165,7 @@ class Session {
   KvCache kv_;
   AttentionMixer attention_;
   ShortConvMixer shortconv_;
+  RecurrentCheckpoints checkpoints_;
 
   // Scratch, sized for n_batch tokens (B):
   std::vector<float> x_;        // (B, n_embd) the residual stream

@@ -202,17 +202,46 @@ TEST_F(Lfm2, TheConvolutionStateIsCountedAsTheSessionsCache) {
 }
 
 // A convolution state holds only the end of what was evaluated: a session cut
-// short of it evaluates the tokens it keeps again, and so matches a new one.
-TEST_F(Lfm2, TruncationShortOfTheEndEvaluatesTheKeptTokensAgain) {
+// short of it goes back to its newest checkpoint at or before the cut, and
+// evaluates only the kept tokens after it again; with none, all of them. It
+// then matches a new session of the same tokens.
+TEST_F(Lfm2, TruncationShortOfTheEndEvaluatesTheKeptTokensAfterACheckpointAgain) {
   const std::vector<int32_t> p = prompt();
   engine::Session fresh = session();
   fresh.eval(p);
+  std::vector<int32_t> longer = p;
+  longer.insert(longer.end(), {9, 10, 11});
+  engine::Session fresh_longer = session();
+  fresh_longer.eval(longer);
 
   engine::Session s = session();
-  s.eval(p);
-  s.eval(std::vector<int32_t>{9, 10, 11});
+  s.eval(p);                                 // checkpoint at 12: a prompt
+  s.eval(std::vector<int32_t>{9, 10, 11});   // and at 15
+  EXPECT_EQ(s.checkpoints().size(), 2u);
   s.truncate(static_cast<uint32_t>(p.size() + 3));  // the end: nothing to redo
   EXPECT_EQ(s.n_past(), p.size() + 3);
+  // Between the checkpoints: back to 12, and one token evaluated again.
+  s.truncate(static_cast<uint32_t>(p.size() + 1));
+  EXPECT_EQ(s.n_past(), p.size());
+  EXPECT_EQ(s.checkpoints().size(), 1u);  // the one at 15 went with its tokens
+  uint64_t before = s.n_evaluated();
+  s.eval(std::vector<int32_t>{10, 11});
+  EXPECT_EQ(s.n_evaluated() - before, 3u);
+  expect_close(last_row(s), last_row(fresh_longer));
+  // At a checkpoint: nothing to evaluate again but the new token.
+  s.truncate(static_cast<uint32_t>(p.size() - 1));  // before every checkpoint: from 0
+  EXPECT_EQ(s.n_past(), 0u);
+  before = s.n_evaluated();
+  s.eval(std::vector<int32_t>{p.back()});
+  EXPECT_EQ(s.n_evaluated() - before, p.size());
+  expect_close(last_row(s), last_row(fresh));
+  s.eval(std::vector<int32_t>{9});
+  s.truncate(static_cast<uint32_t>(p.size()));
+  EXPECT_EQ(s.n_past(), p.size());
+  before = s.n_evaluated();
+  s.eval(std::vector<int32_t>{9, 10, 11});
+  EXPECT_EQ(s.n_evaluated() - before, 3u);
+  expect_close(last_row(s), last_row(fresh_longer));
   s.truncate(5);
   EXPECT_EQ(s.n_past(), 0u);
   EXPECT_EQ(s.tokens().size(), 5u);
@@ -294,9 +323,11 @@ TEST_F(Lfm2, AConvolutionLayerWithoutShortconvLCacheIsRefusedByName) {
 TEST(Lfm2Shapes, TheRealShapesHaveTheirPublishedSizes) {
   const tools::SynthShape* small = tools::find_shape("lfm2-350m");
   const tools::SynthShape* large = tools::find_shape("lfm2-1.2b");
+  const tools::SynthShape* v25 = tools::find_shape("lfm2.5-1.2b");
   ASSERT_NE(small, nullptr);
   ASSERT_NE(large, nullptr);
-  for (const tools::SynthShape* s : {small, large}) {
+  ASSERT_NE(v25, nullptr);
+  for (const tools::SynthShape* s : {small, large, v25}) {
     const engine::ModelConfig c = tools::synth_config(*s, s->n_vocab);
     std::vector<uint32_t> attention;
     for (uint32_t il = 0; il < c.n_layer; ++il) {
@@ -308,6 +339,9 @@ TEST(Lfm2Shapes, TheRealShapesHaveTheirPublishedSizes) {
   // Model cards: 354M and 1.17B parameters (tied embeddings).
   EXPECT_NEAR(static_cast<double>(small->n_params()), 354e6, 1e6);
   EXPECT_NEAR(static_cast<double>(large->n_params()), 1.17e9, 0.01e9);
+  EXPECT_NEAR(static_cast<double>(v25->n_params()), 1.17e9, 0.01e9);
+  EXPECT_EQ(v25->n_ctx, 32768u);
+  EXPECT_EQ(v25->n_vocab, 65536u);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/mixers/shortconv.h"
 #include "engine/ops/ops.h"
 #include "engine/ops/ops_isa.h"
 #include "kernels/cpu_features.h"
@@ -265,6 +266,48 @@ TEST(Ops, GeluMatchesItsDefinition) {
         // tanh is 1 - 2 / (exp(2y) + 1) in float: an absolute error of a few
         // 2^-24 in 1 + tanh, which is relative only where it is near 2.
         EXPECT_NEAR(gate[i], exact, 1e-6 * std::abs(exact) + 4e-7 * std::abs(g * up[i]) + 1e-30) << "i=" << i << " x=" << x[i];
+      }
+    }
+  }
+}
+
+// LFM2's short convolution in vectors against its scalar twin: channel ranges
+// with tails of every length, decode (one token), batches shorter and longer
+// than the state, more taps than the vector form keeps on its stack; the
+// outputs, B * x written back and the state carried into the next batch.
+TEST(Ops, ShortConvolutionMatchesItsScalarTwin) {
+  FOR_EACH_OPS_ISA(v) {
+    for (const uint32_t taps : {2u, 3u, 4u, 17u}) {
+      for (const uint32_t d : {1u, 7u, 16u, 37u, 100u}) {
+        for (const uint32_t n : {1u, 2u, 5u, 23u}) {
+          SCOPED_TRACE("taps " + std::to_string(taps) + ", d " + std::to_string(d) + ", n " + std::to_string(n));
+          const std::vector<float> kernel = random_floats(size_t{d} * taps, taps * 1000 + d);
+          std::vector<float> bcx_want = random_floats(size_t{n} * 3 * d, n + d);
+          std::vector<float> state_want = random_floats(size_t{taps - 1} * d, taps + n);
+          std::vector<float> bcx_got = bcx_want, state_got = state_want;
+          std::vector<float> y_want(size_t{n} * d, -1.0f), y_got(size_t{n} * d, -2.0f);
+          // Two batches, each in two channel ranges (as the pool's tasks cut them).
+          for (int batch = 0; batch < 2; ++batch) {
+            const uint32_t split = d / 3;
+            for (const auto& [first, last] : {std::pair{0u, split}, std::pair{split, d}}) {
+              engine::shortconv_rows_ref(kernel.data(), taps, d, first, last, state_want.data(), bcx_want.data(), n,
+                                         y_want.data());
+              v->shortconv_rows(kernel.data(), taps, d, first, last, state_got.data(), bcx_got.data(), n,
+                                y_got.data());
+            }
+            // B * x is one rounded product either way; the taps' sum may be
+            // fused (FMA) in the vectors and not in the scalar form.
+            for (size_t i = 0; i < bcx_want.size(); ++i) ASSERT_EQ(bcx_got[i], bcx_want[i]) << "bcx " << i;
+            for (size_t i = 0; i < state_want.size(); ++i) ASSERT_EQ(state_got[i], state_want[i]) << "state " << i;
+            for (size_t i = 0; i < y_want.size(); ++i) {
+              ASSERT_NEAR(y_got[i], y_want[i], 1e-5f * (1.0f + std::fabs(y_want[i]))) << "y " << i;
+            }
+            for (size_t t = 0; t < n; ++t) {  // the next batch: new B, C and x
+              for (size_t i = 0; i < 3 * size_t{d}; ++i) bcx_want[t * 3 * d + i] = std::sin(float(t * 31 + i));
+            }
+            bcx_got = bcx_want;
+          }
+        }
       }
     }
   }

@@ -178,6 +178,13 @@ std::vector<SynthShape> make_shapes() {
       shape("lfm2-1.2b",      "lfm2",  2048, 16, 32,  8,  64,  8192,  65536, 128000,   1000000.0f, 1e-5f, true,
             "LiquidAI/LFM2-1.2B/config.json (block_ff_dim 12288, full_attn_idxs [2,5,8,10,12,14], conv_L_cache 3)"),
             {2, 5, 8, 10, 12, 14}, 3),
+      // LFM2.5 is LFM2 trained longer: its card gives the same layers (10
+      // convolutions + 6 GQA), vocabulary and 1.17B parameters as LFM2-1.2B,
+      // and a 32k context.
+      lfm2_layers(
+      shape("lfm2.5-1.2b",    "lfm2",  2048, 16, 32,  8,  64,  8192,  65536,  32768,   1000000.0f, 1e-5f, true,
+            "LiquidAI/LFM2.5-1.2B-Instruct model card (16 layers: 10 convolutions + 6 GQA, vocab 65536, ctx 32768)"),
+            {2, 5, 8, 10, 12, 14}, 3),
   };
   // clang-format on
 }

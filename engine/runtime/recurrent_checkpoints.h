@@ -1,0 +1,48 @@
+// Copies of a session's recurrent states (the short convolutions' windows) at
+// a few positions. Such a state holds only the end of what was evaluated, so a
+// session cut back to n tokens (regenerate, edit, a chat turn that reuses a
+// common prefix) cannot go on from it; it goes on from the newest copy at or
+// before n, and only the tokens after that copy are evaluated again, instead
+// of all n.
+//
+// A copy is taken after every batch of more than one token (the end of each
+// prompt or chat turn, and every n_batch tokens of a long one) and every
+// kEvery positions of a decode: with the state of LFM2-1.2B (10 layers x 2 x
+// 2048 floats, 160 KiB), the kMax copies take 2.5 MiB at most.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "engine/runtime/kv_cache.h"
+
+namespace engine {
+
+class RecurrentCheckpoints {
+ public:
+  static constexpr size_t kMax = 16;
+  static constexpr uint32_t kEvery = 64;
+
+  // After a batch of n tokens that ended at position `end`.
+  void after_batch(uint32_t end, uint32_t n, const KvCache& kv);
+  // Drops the copies of positions after n (their tokens were dropped).
+  void drop_after(uint32_t n);
+  // Restores the newest copy at or before n whose position the attention
+  // caches still hold, and returns its position (nullopt: none).
+  std::optional<uint32_t> restore(uint32_t n, KvCache& kv) const;
+  void clear() { copies_.clear(); }
+
+  size_t size() const { return copies_.size(); }
+  uint64_t bytes() const;
+
+ private:
+  struct Copy {
+    uint32_t at;
+    std::vector<float> state;
+  };
+  std::vector<Copy> copies_;  // ascending positions
+};
+
+}  // namespace engine
