@@ -7,6 +7,12 @@ namespace engine {
 void RecurrentCheckpoints::after_batch(uint32_t end, uint32_t n, const KvCache& kv) {
   const uint32_t last = copies_.empty() ? 0 : copies_.back().at;
   if (end <= last || (n == 1 && end / kEvery == last / kEvery)) return;
+  take(end, kv);
+}
+
+void RecurrentCheckpoints::take(uint32_t end, const KvCache& kv) {
+  drop_after(end);
+  if (!copies_.empty() && copies_.back().at == end) copies_.pop_back();
   copies_.push_back({end, kv.recurrent_state()});
   if (copies_.size() <= kMax) return;
   // Full: the copy closest after the one before it goes (never the newest),

@@ -27,6 +27,8 @@ class RecurrentCheckpoints {
 
   // After a batch of n tokens that ended at position `end`.
   void after_batch(uint32_t end, uint32_t n, const KvCache& kv);
+  // A copy of the states as those after `end` positions (a restored session's).
+  void take(uint32_t end, const KvCache& kv);
   // Drops the copies of positions after n (their tokens were dropped).
   void drop_after(uint32_t n);
   // Restores the newest copy at or before n whose position the attention

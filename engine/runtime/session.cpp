@@ -165,12 +165,17 @@ void Session::reset() {
   kv_.forget();
 }
 
-void Session::restored(std::vector<int32_t> tokens, uint32_t n_past) {
+void Session::restored(std::vector<int32_t> tokens, uint32_t n_past, const std::vector<float>* recurrent) {
   tokens_ = std::move(tokens);
   n_past_ = n_past;
   logits_.clear();
-  // A saved session holds no recurrent state: its tokens are evaluated again.
   checkpoints_.clear();
+  // Without the recurrent states (a file older than them) the tokens are
+  // evaluated again; with them, they are the first checkpoint.
+  if (recurrent != nullptr && kv_.has_recurrent_state()) {
+    kv_.set_recurrent_state(*recurrent, n_past_);
+    checkpoints_.take(n_past_, kv_);
+  }
   keep(static_cast<uint32_t>(tokens_.size()));
 }
 

@@ -113,9 +113,10 @@ class Session {
 
   // A saved session's state (engine/runtime/session_file.h): the tokens, of
   // which the first n_past have their cache restored by the caller into
-  // kv_cache_for_restore(), with no logits.
+  // kv_cache_for_restore(), and the recurrent states after n_past positions
+  // (KvCache::recurrent_state; nullptr: not saved), with no logits.
   KvCache& kv_cache_for_restore() { return kv_; }
-  void restored(std::vector<int32_t> tokens, uint32_t n_past);
+  void restored(std::vector<int32_t> tokens, uint32_t n_past, const std::vector<float>* recurrent);
 
  private:
   enum class Logits { none, last, all };

@@ -21,7 +21,10 @@ namespace engine {
 namespace {
 
 constexpr char kMagic[8] = {'E', 'N', 'G', 'I', 'N', 'E', 'K', 'V'};
-constexpr uint32_t kVersion = 1;
+// Version 2 added the recurrent states after the KV (version 1 files, which
+// have none, still load: a recurrent model's tokens are evaluated again).
+constexpr uint32_t kVersion = 2;
+constexpr uint32_t kOldestVersion = 1;
 constexpr uint32_t kByteOrder = 0x01020304;  // read back swapped on a machine of the other order
 
 // The fixed part after the magic: version, byte order, model identity, model
@@ -248,6 +251,9 @@ void save_session(const Session& session, const std::string& path) {
       a.read_raw(c.first, c.count, raw.data());
       w.bytes(raw.data(), raw.size());
     }
+    const std::vector<float> recurrent = kv.recurrent_state();
+    w.value(static_cast<uint64_t>(recurrent.size()));
+    w.bytes(recurrent.data(), recurrent.size() * sizeof(float));
     const uint64_t sum = w.checksum();
     w.value(sum);
     out.commit();
@@ -283,8 +289,9 @@ void load_session_bytes(Session& session, std::span<const uint8_t> bytes, const 
   if (std::memcmp(magic, kMagic, sizeof kMagic) != 0) fail(path, "not a saved session (no ENGINEKV magic)");
   const auto h = r.value<Header>();
   if (h.byte_order != kByteOrder) fail(path, "saved on a machine of the other byte order");
-  if (h.version != kVersion) {
-    fail(path, "version " + std::to_string(h.version) + "; this engine reads version " + std::to_string(kVersion));
+  if (h.version < kOldestVersion || h.version > kVersion) {
+    fail(path, "version " + std::to_string(h.version) + "; this engine reads versions " +
+                   std::to_string(kOldestVersion) + " to " + std::to_string(kVersion));
   }
   if (h.kv_type >= std::size(kKvCodes)) fail(path, "corrupt: KV type " + std::to_string(h.kv_type));
   const KvType kv_type = kKvCodes[h.kv_type];
@@ -299,6 +306,17 @@ void load_session_bytes(Session& session, std::span<const uint8_t> bytes, const 
     }
     const uint64_t row = kv_row_bytes(kv_type, c.head_dim_k) + kv_row_bytes(kv_type, c.head_dim_v);
     expected = saturating_add(expected, saturating_mul(c.count, saturating_mul(c.n_head_kv, row)));
+  }
+  const uint64_t kv_end = expected;
+  // Version 2: the recurrent states' float count, then the floats.
+  uint64_t n_recurrent = 0;
+  if (h.version >= 2) {
+    if (saturating_add(kv_end, sizeof n_recurrent) > bytes.size()) {
+      fail(path, "truncated: " + std::to_string(bytes.size()) + " bytes where its header describes more than " +
+                     std::to_string(kv_end));
+    }
+    std::memcpy(&n_recurrent, bytes.data() + kv_end, sizeof n_recurrent);
+    expected = saturating_add(expected, saturating_add(sizeof n_recurrent, saturating_mul(n_recurrent, sizeof(float))));
   }
   expected = saturating_add(expected, sizeof(uint64_t));
   if (bytes.size() < expected) {
@@ -361,9 +379,27 @@ void load_session_bytes(Session& session, std::span<const uint8_t> bytes, const 
   // Keys and values a session can hold are finite (an evaluation that made a
   // NaN or Inf failed instead): one that is not is a corrupt or edited file,
   // said here rather than as a NaN in the next token's layer.
-  const std::span<const uint8_t> kv_bytes = bytes.subspan(r.at(), bytes.size() - sizeof(uint64_t) - r.at());
+  const std::span<const uint8_t> kv_bytes = bytes.subspan(r.at(), kv_end - r.at());
   if (const int64_t at = first_non_finite(kv_bytes, kv_type); at >= 0) {
     fail(path, "corrupt: a key or value that is not finite (NaN or Inf) at byte " + std::to_string(r.at() + at));
+  }
+  // The recurrent states (version 2): as many as this session's layers hold,
+  // finite like the keys and values.
+  std::vector<float> recurrent;
+  if (h.version >= 2) {
+    const uint64_t want = kv.recurrent_state().size();
+    if (n_recurrent != want) {
+      fail(path, "holds " + std::to_string(n_recurrent) + " recurrent state values; this session's model has " +
+                     std::to_string(want));
+    }
+    recurrent.resize(n_recurrent);
+    std::memcpy(recurrent.data(), bytes.data() + kv_end + sizeof n_recurrent, n_recurrent * sizeof(float));
+    const std::span<const uint8_t> state_bytes(reinterpret_cast<const uint8_t*>(recurrent.data()),
+                                               recurrent.size() * sizeof(float));
+    if (const int64_t at = first_non_finite(state_bytes, KvType::f32); at >= 0) {
+      fail(path, "corrupt: a recurrent state value that is not finite (NaN or Inf) at byte " +
+                     std::to_string(kv_end + sizeof n_recurrent + static_cast<uint64_t>(at)));
+    }
   }
   // Checked: from here nothing fails, and the session changes.
   for (size_t i = 0; i < caches.size(); ++i) {
@@ -371,7 +407,7 @@ void load_session_bytes(Session& session, std::span<const uint8_t> bytes, const 
     a.write_raw(caches[i].first, caches[i].count, r.skip(a.raw_bytes(caches[i].count)));
     a.held_from(caches[i].first);
   }
-  session.restored(std::move(tokens), h.n_past);
+  session.restored(std::move(tokens), h.n_past, h.version >= 2 ? &recurrent : nullptr);
 }
 
 }  // namespace engine

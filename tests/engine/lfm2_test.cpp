@@ -8,6 +8,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -259,9 +262,11 @@ TEST_F(Lfm2, TruncationShortOfTheEndEvaluatesTheKeptTokensAfterACheckpointAgain)
   expect_close(last_row(edited), last_row(fresh));
 }
 
-// A saved session holds the attention caches but no convolution state: the
-// loaded session evaluates its tokens again, and goes on as the saved one.
-TEST_F(Lfm2, ALoadedSessionEvaluatesItsTokensAgain) {
+// A saved session holds the convolution states beside the attention caches:
+// the loaded session goes on without evaluating its tokens again, and gives
+// the saved one's logits bit for bit. A version 1 file (from before the
+// states were saved) still loads: its tokens are evaluated again.
+TEST_F(Lfm2, ALoadedSessionGoesOnFromItsSavedState) {
   const std::vector<int32_t> p = prompt();
   engine::Session saved = session();
   saved.eval(p);
@@ -272,10 +277,55 @@ TEST_F(Lfm2, ALoadedSessionEvaluatesItsTokensAgain) {
   engine::Session loaded = session();
   engine::load_session(loaded, file);
   EXPECT_EQ(loaded.tokens().size(), p.size());
-  EXPECT_EQ(loaded.n_past(), 0u);
+  EXPECT_EQ(loaded.n_past(), p.size());
   loaded.eval(std::vector<int32_t>{17});
-  EXPECT_EQ(loaded.n_past(), p.size() + 1);
-  expect_close(last_row(loaded), last_row(saved));
+  EXPECT_EQ(loaded.n_evaluated(), 1u);
+  EXPECT_EQ(last_row(loaded), last_row(saved));
+  // Its state is a checkpoint: cut back to the saved end, nothing to redo.
+  loaded.truncate(static_cast<uint32_t>(p.size()));
+  EXPECT_EQ(loaded.n_past(), p.size());
+
+  // Version 1: the same bytes without the states' section (a float count and
+  // the floats, before the checksum).
+  const auto read = [](const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  std::vector<uint8_t> bytes = read(file);
+  const size_t n_state = 4u * 2 * 64;  // 4 convolution layers of 2 rows x 64 floats
+  const size_t section = sizeof(uint64_t) + n_state * sizeof(float);
+  ASSERT_GT(bytes.size(), section + 8 + 12);
+  uint64_t count = 0;
+  std::memcpy(&count, bytes.data() + bytes.size() - 8 - section, sizeof count);
+  ASSERT_EQ(count, n_state);
+  bytes.erase(bytes.end() - 8 - static_cast<std::ptrdiff_t>(section), bytes.end() - 8);
+  const uint32_t version = 1;
+  std::memcpy(bytes.data() + 8, &version, sizeof version);
+  engine::reseal_session_bytes(bytes);
+  engine::Session old = session();
+  engine::load_session_bytes(old, bytes, "v1");
+  EXPECT_EQ(old.tokens().size(), p.size());
+  EXPECT_EQ(old.n_past(), 0u);
+  old.eval(std::vector<int32_t>{17});
+  EXPECT_EQ(old.n_evaluated(), p.size() + 1);
+  expect_close(last_row(old), last_row(saved));
+
+  // A file whose state count does not match the model is refused by name.
+  std::vector<uint8_t> wrong = read(file);
+  const uint64_t more = n_state + 1;
+  std::memcpy(wrong.data() + wrong.size() - 8 - section, &more, sizeof more);
+  wrong.insert(wrong.end() - 8, {0, 0, 0, 0});
+  engine::reseal_session_bytes(wrong);
+  engine::Session refused = session();
+  try {
+    engine::load_session_bytes(refused, wrong, "wrong");
+    FAIL() << "loaded";
+  } catch (const engine::SessionFileError& e) {
+    EXPECT_NE(std::string(e.what()).find("holds 513 recurrent state values; this session's model has 512"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_TRUE(refused.tokens().empty());
 }
 
 // A stop half-way through a batch leaves the states of the layers before it
