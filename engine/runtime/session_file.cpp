@@ -253,7 +253,7 @@ void save_session(const Session& session, const std::string& path) {
     }
     const std::vector<float> recurrent = kv.recurrent_state();
     w.value(static_cast<uint64_t>(recurrent.size()));
-    w.bytes(recurrent.data(), recurrent.size() * sizeof(float));
+    if (!recurrent.empty()) w.bytes(recurrent.data(), recurrent.size() * sizeof(float));
     const uint64_t sum = w.checksum();
     w.value(sum);
     out.commit();
@@ -393,7 +393,9 @@ void load_session_bytes(Session& session, std::span<const uint8_t> bytes, const 
                      std::to_string(want));
     }
     recurrent.resize(n_recurrent);
-    std::memcpy(recurrent.data(), bytes.data() + kv_end + sizeof n_recurrent, n_recurrent * sizeof(float));
+    if (n_recurrent != 0) {
+      std::memcpy(recurrent.data(), bytes.data() + kv_end + sizeof n_recurrent, n_recurrent * sizeof(float));
+    }
     const std::span<const uint8_t> state_bytes(reinterpret_cast<const uint8_t*>(recurrent.data()),
                                                recurrent.size() * sizeof(float));
     if (const int64_t at = first_non_finite(state_bytes, KvType::f32); at >= 0) {
