@@ -1,6 +1,7 @@
 // The models the session tests run on: the repository's stories260K (llama,
-// every layer keeping all positions) and synth's gemma4 reference model
-// (sliding windows of 8 in rings, layers sharing caches), and what the tests
+// every layer keeping all positions), synth's gemma4 reference model
+// (sliding windows of 8 in rings, layers sharing caches) and its lfm2 one
+// (short convolutions whose state is checkpointed), and what the tests
 // compare: the logits a session ends with, bit for bit.
 #pragma once
 
@@ -21,14 +22,15 @@
 
 namespace session_test {
 
-enum class Which { llama, gemma4 };
+enum class Which { llama, gemma4, lfm2 };
 inline std::string name_of(const testing::TestParamInfo<Which>& info) {
-  return info.param == Which::llama ? "Llama" : "Gemma4Windows";
+  return info.param == Which::llama ? "Llama" : info.param == Which::gemma4 ? "Gemma4Windows" : "Lfm2Recurrent";
 }
-// The models a tree can test: gemma4 where synth is built.
+// The models a tree can test: gemma4 and lfm2 where synth is built.
 inline const std::vector<Which>& all_models() {
-  static const std::vector<Which> models = ENGINE_TEST_SYNTH ? std::vector<Which>{Which::llama, Which::gemma4}
-                                                             : std::vector<Which>{Which::llama};
+  static const std::vector<Which> models = ENGINE_TEST_SYNTH
+                                               ? std::vector<Which>{Which::llama, Which::gemma4, Which::lfm2}
+                                               : std::vector<Which>{Which::llama};
   return models;
 }
 
@@ -37,7 +39,7 @@ class Models {
  public:
   static engine::api::Model& get(Which w) {
     static Models models;
-    return w == Which::llama ? *models.llama_ : *models.gemma4_;
+    return w == Which::llama ? *models.llama_ : w == Which::gemma4 ? *models.gemma4_ : *models.lfm2_;
   }
 
  private:
@@ -46,10 +48,11 @@ class Models {
     llama_ = std::make_unique<engine::api::Model>(engine_test::default_model().string());
 #if ENGINE_TEST_SYNTH
     gemma4_ = std::make_unique<engine::api::Model>(engine_test::write_gemma4_model(dir_));
+    lfm2_ = std::make_unique<engine::api::Model>(engine_test::write_lfm2_model(dir_));
 #endif
   }
   quantize_test::TempDir dir_;
-  std::unique_ptr<engine::api::Model> llama_, gemma4_;
+  std::unique_ptr<engine::api::Model> llama_, gemma4_, lfm2_;
 };
 
 // A session of one thread (the same thread count for every comparison), and a

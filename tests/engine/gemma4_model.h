@@ -23,14 +23,27 @@ inline const char* kGemma4Args[] = {
     "--set", "attention.shared_kv_layers=3", "--set", "embedding_length_per_layer_input=256",
     "--set", "final_logit_softcapping=3", "--seed", "203", "--type", "F32", "-o", "", "--no-progress"};
 
-inline std::string write_gemma4_model(const quantize_test::TempDir& dir) {
+// models.json's lfm2-d256 with a smaller width: short convolutions in layers
+// 0, 1, 3 and 4, attention in 2 and 5.
+inline const char* kLfm2Args[] = {"synth", "--arch", "lfm2", "--n-embd", "64", "--n-layer", "6", "--n-head", "4",
+                                  "--n-head-kv", "2", "--n-ff", "128", "--n-vocab", "320", "--tied", "--seed", "211",
+                                  "--type", "F32", "-o", "", "--no-progress"};
+
+// Writes the model of synth's arguments (the empty one is the output path) as NAME.gguf in dir.
+template <size_t N>
+std::string write_synth_args(const quantize_test::TempDir& dir, const char* const (&args)[N], const char* name) {
   std::vector<char*> argv;
-  const std::string out = dir / "gemma4.gguf";
-  for (const char* a : kGemma4Args) argv.push_back(const_cast<char*>(*a == '\0' ? out.c_str() : a));
+  const std::string out = dir / (std::string(name) + ".gguf");
+  for (const char* a : args) argv.push_back(const_cast<char*>(*a == '\0' ? out.c_str() : a));
   tools::SynthCommand cmd = tools::parse_synth_command(static_cast<int>(argv.size()), argv.data());
   cmd.options.out = nullptr;
   tools::synth_model(cmd.options);
   return out;
 }
+
+inline std::string write_gemma4_model(const quantize_test::TempDir& dir) {
+  return write_synth_args(dir, kGemma4Args, "gemma4");
+}
+inline std::string write_lfm2_model(const quantize_test::TempDir& dir) { return write_synth_args(dir, kLfm2Args, "lfm2"); }
 
 }  // namespace engine_test
