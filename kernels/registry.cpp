@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdlib>
 #include <stdexcept>
+#include <string_view>
 
 #include "kernels/ref/matmul_ref.h"
 #if ENGINE_HAVE_TIER_NEON
@@ -180,8 +181,11 @@ MatmulSelection select_matmul(gguf::GgmlType weight_type, const CpuFeatures& cpu
 std::string MatmulSelection::describe() const {
   std::string hwy_target;
 #if ENGINE_HAVE_TIER_HWY
-  // A Highway kernel picks its instruction set at run time: name it.
-  if (kernel != nullptr && kernel->tier == Tier::hwy) hwy_target = hwy::target_name();
+  // A Highway kernel (name ending _hwy) picks its instruction set at run time:
+  // name it. The tier's intrinsics kernels name theirs in the kernel's name.
+  if (kernel != nullptr && kernel->tier == Tier::hwy && std::string_view(kernel->name).ends_with("_hwy")) {
+    hwy_target = hwy::target_name();
+  }
 #endif
   // Built with append(): GCC 12 reports a false -Wrestrict on "literal" + std::string&&.
   std::string line(gguf::type_name(weight_type));

@@ -19,6 +19,10 @@ namespace kernels::hwy_tier {
 extern const MatmulKernel kMatmulF32;
 extern const MatmulKernel kMatmulF16;
 extern const MatmulKernel kMatmulBF16;
+#if defined(__x86_64__)
+// VDPBF16PS on BF16 activations (matmul_bf16_avx512bf16.cpp), before kMatmulBF16 in the table.
+extern const MatmulKernel kMatmulBF16Dpbf16;
+#endif
 extern const MatmulKernel kMatmulQ4_0;
 extern const MatmulKernel kMatmulQ4_1;
 extern const MatmulKernel kMatmulQ5_0;

@@ -11,7 +11,14 @@ namespace kernels::hwy {
 
 std::span<const MatmulKernel> matmul_kernels() {
   using namespace hwy_tier;
-  static const MatmulKernel table[] = {kMatmulF32,  kMatmulF16,  kMatmulBF16, kMatmulQ4_0, kMatmulQ4_1,
+  // The AVX512-BF16 kernel before the widening one: a CPU without it gets the
+  // widening kernel, the rejection logged.
+  static const MatmulKernel table[] = {kMatmulF32,
+                                       kMatmulF16,
+#if defined(__x86_64__)
+                                       kMatmulBF16Dpbf16,
+#endif
+                                       kMatmulBF16, kMatmulQ4_0, kMatmulQ4_1,
                                        kMatmulQ5_0, kMatmulQ5_1, kMatmulQ8_0, kMatmulQ4_K, kMatmulQ5_K,
                                        kMatmulQ6_K, kMatmulQ3_K, kMatmulQ2_K, kMatmulIQ4_NL, kMatmulIQ4_XS};
   return table;

@@ -3,8 +3,10 @@
 // with VNNI) and dispatched at run time (HWY_DYNAMIC_DISPATCH) to the best
 // one the CPU has. It is the tier x86 and any CPU without an ARM tier run.
 //
-// The registry sees one kernel per weight type; which Highway target runs it
-// is Highway's choice, so target_name() reports it for the kernel log line.
+// The registry sees one Highway kernel per weight type; which Highway target
+// runs it is Highway's choice, so target_name() reports it for the kernel log
+// line. BF16 also has an AVX512-BF16 kernel (raw intrinsics, x86 only), listed
+// first: a CPU without AVX512-BF16 gets the Highway one.
 #pragma once
 
 #include <cstdint>

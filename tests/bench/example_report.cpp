@@ -118,7 +118,7 @@ bench::Report example_report() {
   in.prefill_ops_total = prefill_ops(m.layer_params, m.output_params, m.n_layer, 2048 + 2048, 512, 0);
   std::vector<PeakCore> cores = {{2.914, "flagship"}, {2.37, "performance"}, {2.37, "performance"},
                                  {2.37, "performance"}, {2.37, "performance"}};
-  in.peak = estimate_peak("i8mm", true, cpu, cores);
+  in.peak = estimate_peak("i8mm", gguf::GgmlType::Q8_0, cpu, cores);
   run.roofline = compute_roofline(in);
   r.runs.push_back(std::move(run));
   return r;

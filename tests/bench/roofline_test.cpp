@@ -91,29 +91,35 @@ TEST(Roofline, PrefillOpsCountMatmulsOutputAndAttention) {
 }
 
 TEST(Roofline, PeakFromClocksAndIssueWidth) {
+  using gguf::GgmlType::BF16, gguf::GgmlType::F16, gguf::GgmlType::Q8_0;
   const auto arm = kernels::features_of(kernels::Arch::aarch64, {kernels::Feature::asimd, kernels::Feature::dotprod,
                                                                   kernels::Feature::fp16});
   // dotprod: SDOT = 16 MACs; 2 pipes on a performance core: 64 ops/cycle.
-  EXPECT_DOUBLE_EQ(ops_per_cycle("dotprod", true, arm, "performance"), 64);
-  EXPECT_DOUBLE_EQ(ops_per_cycle("dotprod", true, arm, "flagship"), 128);
-  EXPECT_DOUBLE_EQ(ops_per_cycle("dotprod", true, arm, "efficiency"), 32);
-  EXPECT_DOUBLE_EQ(ops_per_cycle("i8mm", true, arm, "performance"), 128);
+  EXPECT_DOUBLE_EQ(ops_per_cycle("dotprod", Q8_0, arm, "performance"), 64);
+  EXPECT_DOUBLE_EQ(ops_per_cycle("dotprod", Q8_0, arm, "flagship"), 128);
+  EXPECT_DOUBLE_EQ(ops_per_cycle("dotprod", Q8_0, arm, "efficiency"), 32);
+  EXPECT_DOUBLE_EQ(ops_per_cycle("i8mm", Q8_0, arm, "performance"), 128);
   kernels::CpuFeatures sme = arm;
   sme.sme_vector_bits = 512;  // 16 x 16 floats per FMOPA
-  EXPECT_DOUBLE_EQ(ops_per_cycle("sme", true, sme, "performance"), 512);
-  EXPECT_DOUBLE_EQ(ops_per_cycle("neon", true, arm, "performance"), 32);
-  EXPECT_DOUBLE_EQ(ops_per_cycle("neon", false, arm, "performance"), 32);  // fp16 FMLA: 8 lanes
-  EXPECT_DOUBLE_EQ(ops_per_cycle("ref", true, arm, "performance"), 2);
-  const PeakEstimate p = estimate_peak("dotprod", true, arm, {{3.0, "flagship"}, {2.0, "performance"}});
+  EXPECT_DOUBLE_EQ(ops_per_cycle("sme", Q8_0, sme, "performance"), 512);
+  EXPECT_DOUBLE_EQ(ops_per_cycle("neon", Q8_0, arm, "performance"), 32);
+  EXPECT_DOUBLE_EQ(ops_per_cycle("neon", F16, arm, "performance"), 32);  // fp16 FMLA: 8 lanes
+  EXPECT_DOUBLE_EQ(ops_per_cycle("ref", Q8_0, arm, "performance"), 2);
+  const PeakEstimate p = estimate_peak("dotprod", Q8_0, arm, {{3.0, "flagship"}, {2.0, "performance"}});
   EXPECT_DOUBLE_EQ(p.gop_s, 3.0 * 128 + 2.0 * 64);
   EXPECT_NE(p.method.find("2 cores"), std::string::npos) << p.method;
 
   const auto x86 = kernels::features_of(kernels::Arch::x86_64, {kernels::Feature::avx2, kernels::Feature::fma,
                                                                  kernels::Feature::avx512f, kernels::Feature::avx512vnni});
-  EXPECT_DOUBLE_EQ(estimate_peak("hwy", true, x86, {{2.6, "unknown"}, {2.6, "unknown"}}).gop_s, 2 * 2.6 * 256);
-  EXPECT_DOUBLE_EQ(ops_per_cycle("hwy", false, x86, "unknown"), 64);
+  EXPECT_DOUBLE_EQ(estimate_peak("hwy", Q8_0, x86, {{2.6, "unknown"}, {2.6, "unknown"}}).gop_s, 2 * 2.6 * 256);
+  EXPECT_DOUBLE_EQ(ops_per_cycle("hwy", F16, x86, "unknown"), 64);
+  EXPECT_DOUBLE_EQ(ops_per_cycle("hwy", BF16, x86, "unknown"), 64);  // no AVX512-BF16: widened, F32 FMAs
+  auto x86_bf16 = x86;
+  x86_bf16.set(kernels::Feature::avx512bf16);
+  EXPECT_DOUBLE_EQ(ops_per_cycle("hwy", BF16, x86_bf16, "unknown"), 128);  // VDPBF16PS: 32 MACs
+  EXPECT_DOUBLE_EQ(ops_per_cycle("i8mm", BF16, arm, "performance"), 64);  // BFMMLA: 16 MACs
 
-  const PeakEstimate unknown = estimate_peak("dotprod", true, arm, {{0, "performance"}});
+  const PeakEstimate unknown = estimate_peak("dotprod", Q8_0, arm, {{0, "performance"}});
   EXPECT_TRUE(std::isnan(unknown.gop_s));
   EXPECT_NE(unknown.method.find("unknown"), std::string::npos);
 }

@@ -235,6 +235,31 @@ TEST(KernelSelection, Bf16UsesBfmmlaWhereTheCpuHasItAndWidensElsewhere) {
 #endif
 }
 
+// x86: VDPBF16PS where the CPU has AVX512-BF16, Highway's widening kernel
+// elsewhere, the rejection named.
+TEST(KernelSelection, Bf16UsesVdpbf16psWhereTheCpuHasItAndWidensElsewhere) {
+#if defined(__x86_64__)
+  kernels::CpuFeatures avx512 = kernels::features_of(
+      Arch::x86_64, {Feature::sse42, Feature::avx, Feature::avx2, Feature::fma, Feature::f16c, Feature::avx512f,
+                     Feature::avx512bw, Feature::avx512vl, Feature::avx512dq, Feature::avx512vnni});
+  const auto widened = kernels::select_matmul(gguf::GgmlType::BF16, avx512, std::nullopt);
+  ASSERT_NE(widened.kernel, nullptr);
+  EXPECT_STREQ(widened.kernel->name, "matmul_f32_f32_bf16_8x32_hwy");
+  EXPECT_NE(widened.describe().find("rejected: matmul_f32_bf16_bf16_8x48_avx512bf16 (cpu lacks avx512bf16)"),
+            std::string::npos)
+      << widened.describe();
+  EXPECT_FALSE(widened.is_fallback()) << widened.describe();
+  avx512.set(Feature::avx512bf16);
+  const auto dp = kernels::select_matmul(gguf::GgmlType::BF16, avx512, std::nullopt);
+  ASSERT_NE(dp.kernel, nullptr);
+  EXPECT_EQ(dp.describe(), "BF16: matmul_f32_bf16_bf16_8x48_avx512bf16 [hwy]") << "no Highway target named";
+  EXPECT_EQ(dp.kernel->lhs_type, gguf::GgmlType::BF16) << "VDPBF16PS takes the activations rounded to bf16";
+  EXPECT_FALSE(dp.is_fallback()) << dp.describe();
+#else
+  GTEST_SKIP() << "the AVX512-BF16 kernel is compiled into x86-64 builds only";
+#endif
+}
+
 // SME goes first for the types it has (Q4_0) from a 256-bit streaming vector
 // on where SVE is 128 bits; the other types keep i8mm, and that is no
 // fallback; wide SVE keeps the sve kernels. At 128 bits the

@@ -515,7 +515,7 @@ Report run_bench(const BenchOptions& o, const std::string& command_line) {
         }
         cores.push_back(pc);
       }
-      in.peak = estimate_peak(dominant.tier, dominant.int8, cpu, cores);
+      in.peak = estimate_peak(dominant.tier, dominant.lhs_type, cpu, cores);
       if (!dominant.weight_type.empty()) in.peak.method += "; kernel for " + dominant.weight_type;
       run.roofline = compute_roofline(in);
       report.runs.push_back(std::move(run));

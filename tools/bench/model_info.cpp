@@ -73,8 +73,7 @@ DominantKernel dominant_kernel(const engine::Model& model) {
     if (b <= best) continue;
     best = b;
     d.tier = std::string(kernels::tier_name(k->tier));
-    d.int8 = k->lhs_type != gguf::GgmlType::F32 && k->lhs_type != gguf::GgmlType::F16 &&
-             k->lhs_type != gguf::GgmlType::BF16;
+    d.lhs_type = k->lhs_type;
     d.weight_type = std::string(gguf::type_name(k->rhs_type));
     d.kernel = k;
     d.k = largest[k]->in;

@@ -14,11 +14,11 @@ KernelChoice kernel_choice(const kernels::MatmulSelection& s);
 // Everything but the digest, the load time and the memory figures.
 ModelInfo describe_model(const engine::Model& model, const std::string& path);
 
-// The int8 (quantized activations) or float path of the kernel that streams
-// the most weight bytes: the one prefill time is spent in.
+// The tier and activation format (int8 blocks, bf16 or float) of the kernel
+// that streams the most weight bytes: the one prefill time is spent in.
 struct DominantKernel {
   std::string tier = "ref";
-  bool int8 = false;
+  gguf::GgmlType lhs_type = gguf::GgmlType::F32;
   std::string weight_type;
   const kernels::MatmulKernel* kernel = nullptr;  // nullptr: no layer matrix has one
   size_t k = 0;  // the row length of its largest matrix (the probe streams that shape)

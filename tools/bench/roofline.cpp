@@ -15,9 +15,15 @@ int arm_pipes(const std::string& core_class) {
 
 }  // namespace
 
-double ops_per_cycle(const std::string& tier, bool int8, const kernels::CpuFeatures& cpu,
+bool is_int8(gguf::GgmlType lhs) {
+  return lhs != gguf::GgmlType::F32 && lhs != gguf::GgmlType::F16 && lhs != gguf::GgmlType::BF16;
+}
+
+double ops_per_cycle(const std::string& tier, gguf::GgmlType lhs, const kernels::CpuFeatures& cpu,
                      const std::string& core_class) {
   using kernels::Feature;
+  const bool int8 = is_int8(lhs);
+  const bool bf16 = lhs == gguf::GgmlType::BF16;
   if (tier == "ref") return 2;
   if (tier == "hwy") {
     constexpr int kPorts = 2;
@@ -27,6 +33,7 @@ double ops_per_cycle(const std::string& tier, bool int8, const kernels::CpuFeatu
       if (cpu.has(Feature::avx2)) return kPorts * 16 * 2;
       return kPorts * 8 * 2;
     }
+    if (bf16 && cpu.has(Feature::avx512bf16)) return kPorts * 32 * 2;  // VDPBF16PS: 2 products per lane
     if (cpu.has(Feature::avx512f)) return kPorts * 16 * 2;
     if (cpu.has(Feature::fma)) return kPorts * 8 * 2;
     return kPorts * 4;
@@ -39,7 +46,9 @@ double ops_per_cycle(const std::string& tier, bool int8, const kernels::CpuFeatu
   }
   const int pipes = arm_pipes(core_class);
   double macs = 0;
-  if (!int8) {
+  if (bf16) {
+    macs = 16;  // BFMMLA: a 2x4 by 4x2 product per instruction
+  } else if (!int8) {
     macs = cpu.has(Feature::fp16) ? 8 : 4;  // F16 kernels use FMLA on 8 halves where the CPU has fp16
   } else if (tier == "neon") {
     macs = 8;
@@ -56,7 +65,7 @@ double ops_per_cycle(const std::string& tier, bool int8, const kernels::CpuFeatu
   return pipes * macs * 2;
 }
 
-PeakEstimate estimate_peak(const std::string& tier, bool int8, const kernels::CpuFeatures& cpu,
+PeakEstimate estimate_peak(const std::string& tier, gguf::GgmlType lhs, const kernels::CpuFeatures& cpu,
                            const std::vector<PeakCore>& cores) {
   PeakEstimate p;
   double sum = 0;
@@ -67,7 +76,7 @@ PeakEstimate estimate_peak(const std::string& tier, bool int8, const kernels::Cp
       p.method = "unknown: no maximum clock for the worker CPUs (no cpufreq, no cpu MHz)";
       return p;
     }
-    const double ops = ops_per_cycle(tier, int8, cpu, c.core_class);
+    const double ops = ops_per_cycle(tier, lhs, cpu, c.core_class);
     sum += c.ghz * ops;
     ghz_sum += c.ghz;
     ops_sum += ops;
@@ -81,7 +90,7 @@ PeakEstimate estimate_peak(const std::string& tier, bool int8, const kernels::Cp
   char buf[256];
   std::snprintf(buf, sizeof buf, "%s x %.2f GHz x %.0f %s ops/cycle (%s tier, issue-width bound) = %.0f GOP/s",
                 tools::plural(static_cast<int64_t>(cores.size()), "core").c_str(), ghz_sum / n, ops_sum / n,
-                int8 ? "int8" : "float", tier.c_str(), sum);
+                is_int8(lhs) ? "int8" : lhs == gguf::GgmlType::BF16 ? "bf16" : "float", tier.c_str(), sum);
   p.method = buf;
   return p;
 }

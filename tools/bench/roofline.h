@@ -18,15 +18,17 @@
 // Apple P-cores), 2 for other performance cores, 1 for efficiency cores
 // (Cortex-A55/A510 issue one 128-bit NEON op per cycle); x86: 2 vector ports.
 //   MACs per 128-bit instruction: neon SMLAL 8 (int8), FMLA 4 (f32);
-//   dotprod SDOT 16; i8mm SMMLA 32; sve = its 128-bit twin x vector length/128;
-//   x86 (hwy): AVX-512 VNNI 64 per instruction, AVX-VNNI 32, AVX2 16
-//   (VPMADDUBSW + VPMADDWD pairs), float FMA 16 / 8 lanes; ref: 1 MAC/cycle.
+//   dotprod SDOT 16; i8mm SMMLA 32, BFMMLA 16 (bf16); sve = its 128-bit twin
+//   x vector length/128; x86 (hwy): AVX-512 VNNI 64 per instruction, AVX-VNNI
+//   32, AVX2 16 (VPMADDUBSW + VPMADDWD pairs), VDPBF16PS 32, float FMA 16 / 8
+//   lanes; ref: 1 MAC/cycle.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "gguf/ggml_types.h"
 #include "kernels/cpu_features.h"
 #include "tools/bench/report.h"
 
@@ -42,11 +44,12 @@ struct PeakEstimate {
   std::string method;  // the arithmetic, in words
 };
 
-// Ops per cycle of one core for a kernel tier; int8 = the kernel multiplies
-// 8-bit integers (quantized activations), else floats.
-double ops_per_cycle(const std::string& tier, bool int8, const kernels::CpuFeatures& cpu,
+// Ops per cycle of one core for a kernel tier and its activation format (the
+// kernel's lhs_type): 8-bit blocks (Q8_0, Q8_1, Q8_K) multiply integers,
+// BF16 bf16 pairs where the CPU has the instruction, F32 / F16 floats.
+double ops_per_cycle(const std::string& tier, gguf::GgmlType lhs, const kernels::CpuFeatures& cpu,
                      const std::string& core_class);
-PeakEstimate estimate_peak(const std::string& tier, bool int8, const kernels::CpuFeatures& cpu,
+PeakEstimate estimate_peak(const std::string& tier, gguf::GgmlType lhs, const kernels::CpuFeatures& cpu,
                            const std::vector<PeakCore>& cores);
 
 // Operations of one prefill of n_prompt tokens after n_depth cached tokens.
