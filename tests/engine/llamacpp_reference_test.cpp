@@ -10,7 +10,10 @@
 // both checked. A model with a "kv" list runs once per KV cache type listed
 // (q8_0, q4_0), against llama.cpp's logits with that cache
 // (<name>-<type>-<kv>.llamacpp.json); the engine takes the type from the
-// reference's config (logit_compare.h).
+// reference's config (logit_compare.h). A model with a "prompts" list also runs
+// once per prompt length listed, a prompt of that many tokens and a greedy
+// decode of "decode" tokens after it (<name>-<type>-p<length>.llamacpp.json,
+// holding the last 8 prompt rows).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -36,9 +39,10 @@ struct Case {
   std::string kv;     // "q8_0": llama.cpp's reference ran with that KV cache; empty: F32
   engine_test::LogitTolerance tol;
   bool native_only = false;  // models.json "native_only": a variant whose kernels another model covers
+  int prompt = 0;             // a "prompts" length; 0: the common 32-token prompt
   // "Q4_K_M", or "F32-q8_0": the key of the case's own tolerance.
   std::string variant() const { return kv.empty() ? type : type + "-" + kv; }
-  std::string name() const { return model + "-" + variant(); }
+  std::string name() const { return model + "-" + variant() + (prompt > 0 ? "-p" + std::to_string(prompt) : ""); }
 };
 void PrintTo(const Case& c, std::ostream* os) { *os << c.name(); }
 
@@ -53,6 +57,10 @@ std::vector<Case> cases() {
   std::vector<Case> out;
   const engine_test::Json m = engine_test::Json::parse_file(kDir / "models.json");
   for (const engine_test::Json& model : m["models"].array()) {
+    std::vector<int> prompts{0};
+    if (model.has("prompts")) {
+      for (const engine_test::Json& p : model["prompts"].array()) prompts.push_back(static_cast<int>(p.number()));
+    }
     std::vector<std::string> kvs{""};
     if (model.has("kv")) {
       kvs.clear();
@@ -60,11 +68,13 @@ std::vector<Case> cases() {
     }
     for (const engine_test::Json& type : model["types"].array()) {
       for (const std::string& kv : kvs) {
-        Case c{model["name"].string(), type.string(), model["synth"].string(), kv, {},
-               model.has("native_only") && model["native_only"].boolean()};
-        const bool own = model.has("tolerances") && model["tolerances"].has(c.variant());
-        c.tol = tolerance(own ? model["tolerances"][c.variant()] : m["tolerances"][c.variant()]);
-        out.push_back(c);
+        for (int prompt : prompts) {
+          Case c{model["name"].string(), type.string(), model["synth"].string(), kv, {},
+                 model.has("native_only") && model["native_only"].boolean(), prompt};
+          const bool own = model.has("tolerances") && model["tolerances"].has(c.variant());
+          c.tol = tolerance(own ? model["tolerances"][c.variant()] : m["tolerances"][c.variant()]);
+          out.push_back(c);
+        }
       }
     }
   }
@@ -103,13 +113,13 @@ ModelFile model_file(const Case& c, const std::string& sha, const std::filesyste
   const char* cache = std::getenv("ENGINE_TEST_MODEL_CACHE");
   std::filesystem::path cached;
   if (cache != nullptr && *cache != '\0') {
-    cached = std::filesystem::path(cache) / (c.name() + "-" + sha.substr(0, 16) + ".gguf");
+    cached = std::filesystem::path(cache) / (c.model + "-" + c.type + "-" + sha.substr(0, 16) + ".gguf");
     if (std::filesystem::exists(cached)) {
       ModelFile hit{cached, bench::sha256_file(cached.string())};
       if (hit.sha256 == sha) return hit;
     }
   }
-  ModelFile fresh{dir / (c.name() + ".gguf"), ""};
+  ModelFile fresh{dir / (c.model + "-" + c.type + ".gguf"), ""};
   write_model(c, fresh.path);
   fresh.sha256 = bench::sha256_file(fresh.path.string());
   if (!cached.empty() && fresh.sha256 == sha) {

@@ -77,14 +77,22 @@ LogitComparison compare_logits(const std::string& model_path, const Json& ref, c
   const std::vector<int32_t> tokens = ref["tokens"].ints();
   const std::vector<int32_t> greedy = ref["greedy"].ints();
 
-  // As the reference ran: its KV cache type, one batch of 32 tokens.
+  // As the reference ran: its KV cache type and context; the prompt in
+  // batches of 32 tokens (a longer prompt crosses batches, which llama.cpp's
+  // single batch does not: recurrent state is carried between them). The
+  // prefill rows compared are those the reference kept (logits_positions).
   const engine::KvType kv = reference_kv_type(ref);
-  engine::Session session(*model, {.n_ctx = 256, .n_batch = 32, .kv_type = kv});
+  const bool has_ctx = ref.has("config") && ref["config"].has("n_ctx");  // the f64 references have no config
+  const auto n_ctx = has_ctx ? static_cast<uint32_t>(ref["config"]["n_ctx"].number()) : 256u;
+  engine::Session session(*model, {.n_ctx = n_ctx, .n_batch = 32, .kv_type = kv});
   std::vector<std::vector<float>> engine_rows, ref_rows;
   session.eval(tokens, /*all_logits=*/true);
-  for (size_t p = 0; p < tokens.size(); ++p) {
+  const std::vector<int32_t> positions = ref["logits_positions"].ints();
+  for (size_t r = 0; r < positions.size(); ++r) {
+    const auto p = static_cast<size_t>(positions[r]);
+    if (p >= tokens.size()) throw std::runtime_error("logits_positions names a position past the prompt");
     engine_rows.emplace_back(session.logits().begin() + p * n_vocab, session.logits().begin() + (p + 1) * n_vocab);
-    ref_rows.push_back(ref["logits"][p].floats());
+    ref_rows.push_back(ref["logits"][r].floats());
   }
   for (size_t i = 1; i < greedy.size(); ++i) {  // teacher-forced decode
     const int32_t t = greedy[i - 1];
@@ -117,7 +125,7 @@ LogitComparison compare_logits(const std::string& model_path, const Json& ref, c
 
   // Free-running greedy: equal up to the first step whose reference margin is
   // within the tolerance (a near-tie, after which sequences may part).
-  engine::Session free_run(*model, {.n_ctx = 256, .n_batch = 32, .kv_type = kv});
+  engine::Session free_run(*model, {.n_ctx = n_ctx, .n_batch = 32, .kv_type = kv});
   free_run.eval(tokens);
   const Json& top5 = ref["greedy_logits_top5"];
   for (size_t i = 0; i < greedy.size(); ++i) {

@@ -6,7 +6,12 @@
 // files here) is what the tests read.
 //
 //   logits_dump MODEL.gguf OUT.json --tokens 1,5,9 [--greedy 16] [--ctx 256]
-//               [--ubatch 64] [--kv f32|f16|q8_0|q4_0] [--sha256 HEX] [--commit HASH]
+//               [--ubatch 64] [--kv f32|f16|q8_0|q4_0] [--keep-prompt-rows N]
+//               [--sha256 HEX] [--commit HASH]
+//
+// --keep-prompt-rows N writes only the last N prefill rows ("logits_positions"
+// names them), for long prompts whose every row would make a file of
+// megabytes; the whole prompt is still one llama_decode call.
 //
 // The settings are the most exact llama.cpp has: F32 K and V cache, flash
 // attention off, one thread, the whole prompt in one llama_decode call
@@ -80,11 +85,14 @@ KvChoice parse_kv(const std::string& s) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 3) die("usage: logits_dump MODEL.gguf OUT.json --tokens a,b,c [--greedy N] [--ctx N] [--ubatch N] [--kv TYPE]");
+  if (argc < 3) {
+    die("usage: logits_dump MODEL.gguf OUT.json --tokens a,b,c [--greedy N] [--ctx N] [--ubatch N] [--kv TYPE] "
+        "[--keep-prompt-rows N]");
+  }
   const char* model_path = argv[1];
   const char* out_path = argv[2];
   std::vector<llama_token> tokens;
-  int n_greedy = 16, n_ctx = 256, n_ubatch = 64;
+  int n_greedy = 16, n_ctx = 256, n_ubatch = 64, keep_rows = -1;
   std::string sha256 = "", commit = "";
   KvChoice kv = parse_kv("f32");
   for (int i = 3; i < argc; ++i) {
@@ -96,12 +104,14 @@ int main(int argc, char** argv) {
     else if (a == "--ctx") n_ctx = std::atoi(v);
     else if (a == "--ubatch") n_ubatch = std::atoi(v);
     else if (a == "--kv") kv = parse_kv(v);
+    else if (a == "--keep-prompt-rows") keep_rows = std::atoi(v);
     else if (a == "--sha256") sha256 = v;
     else if (a == "--commit") commit = v;
     else die("unknown option " + a);
   }
   if (tokens.empty()) die("--tokens is required");
   if (static_cast<int>(tokens.size()) > n_ubatch) die("the prompt is longer than --ubatch");
+  if (static_cast<int>(tokens.size()) + n_greedy > n_ctx) die("the prompt and the decode do not fit --ctx");
 
   llama_backend_init();
   llama_model_params mp = llama_model_default_params();
@@ -172,10 +182,11 @@ int main(int argc, char** argv) {
                kv.flash_attn ? " \"attn_rot\": \"off\"," : "", commit.c_str());
   std::fprintf(f, " \"system_info\": \"%s\",\n \"tokens\": [", llama_print_system_info());
   for (int p = 0; p < n_prompt; ++p) std::fprintf(f, p ? ", %d" : "%d", tokens[p]);
+  const int first_row = keep_rows >= 0 && keep_rows < n_prompt ? n_prompt - keep_rows : 0;
   std::fprintf(f, "],\n \"logits_positions\": [");
-  for (int p = 0; p < n_prompt; ++p) std::fprintf(f, p ? ", %d" : "%d", p);
+  for (int p = first_row; p < n_prompt; ++p) std::fprintf(f, p > first_row ? ", %d" : "%d", p);
   std::fprintf(f, "],\n \"logits\": [\n");
-  for (int p = 0; p < n_prompt; ++p) {
+  for (int p = first_row; p < n_prompt; ++p) {
     write_row(f, prefill[p].data(), n_vocab);
     std::fprintf(f, p + 1 < n_prompt ? ",\n" : "\n");
   }

@@ -2,7 +2,10 @@
 # Regenerates the llama.cpp references of models.json (all, or the models
 # named as arguments): synth writes each model, logits_dump (logits_dump.cpp,
 # built against an already built llama.cpp, see COMMANDS.md) runs it, with
-# each KV cache type of the model's "kv" list (default f32).
+# each KV cache type of the model's "kv" list (default f32), and for a model
+# with a "prompts" list once more per prompt length: the first P tokens of
+# t_i = (1 + 7 i + 13 i^2) mod n_vocab, a greedy decode of "decode" tokens, a
+# 512-token context, the last 8 prompt rows kept (<name>-<type>-p<P>).
 #   LLAMA_DIR=/path/to/llama.cpp SYNTH=build/native/bin/synth \
 #     tests/reference/llamacpp/make_references.sh [MODEL...]
 set -euo pipefail
@@ -27,9 +30,10 @@ for model in m["models"]:
         continue
     for t in model["types"]:
         for kv in model.get("kv", ["f32"]):
-            print(model["name"], t, kv, model["synth"])
+            for p in [0] + model.get("prompts", []):
+                print(model["name"], t, kv, p, model.get("decode", 16), model["synth"])
 PY
-while read -r name type kv args; do
+while read -r name type kv prompt decode args; do
   gguf=$tmp/$name-$type.gguf
   # A model with a "kv" list: one reference per KV cache type, named after it.
   out=$name-$type
@@ -37,7 +41,15 @@ while read -r name type kv args; do
   # shellcheck disable=SC2086  # the arguments are words
   "$SYNTH" $args --type "$type" -o "$gguf" --no-progress > /dev/null
   sha=$(sha256sum "$gguf" | cut -d' ' -f1)
-  "$dump" "$gguf" "$here/$out.llamacpp.json" --tokens "$tokens" --kv "$kv" --sha256 "$sha" --commit "$commit" \
-    2> "$tmp/log" || { cat "$tmp/log"; exit 1; }
+  extra=()
+  case_tokens=$tokens
+  if [[ $prompt != 0 ]]; then
+    vocab=$(grep -o -- '--n-vocab [0-9]*' <<< "$args" | cut -d' ' -f2)
+    case_tokens=$(python3 -c "import sys; v, p = map(int, sys.argv[1:]); print(','.join(str((1 + 7 * i + 13 * i * i) % v) for i in range(p)))" "$vocab" "$prompt")
+    out=$out-p$prompt
+    extra=(--greedy "$decode" --ctx 512 --ubatch $((prompt > 64 ? prompt : 64)) --keep-prompt-rows 8)
+  fi
+  "$dump" "$gguf" "$here/$out.llamacpp.json" --tokens "$case_tokens" --kv "$kv" "${extra[@]}" --sha256 "$sha" \
+    --commit "$commit" 2> "$tmp/log" || { cat "$tmp/log"; exit 1; }
   echo "$out: $(grep -o '"greedy": \[[^]]*\]' "$here/$out.llamacpp.json")"
 done < "$tmp/list"
