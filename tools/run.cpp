@@ -334,6 +334,8 @@ int run(const Options& o) {
     std::fprintf(stderr, "memory:     resident %s after load, %s at the end, peak %s; KV cache %s (%s)\n",
                  mib(after_load.rss_bytes).c_str(), mib(end.rss_bytes).c_str(), mib(end.peak_rss_bytes).c_str(),
                  mib(session.kv_cache().bytes()).c_str(), session.kv_cache().describe().c_str());
+    const std::string recurrent = engine::state_memory(session.kv_cache(), session.checkpoints()).describe_recurrent();
+    if (!recurrent.empty()) std::fprintf(stderr, "            %s\n", recurrent.c_str());
   }
   std::fprintf(stderr, "threads:    %s\n", pool.describe().c_str());
   return interrupt.requested() ? tools::StopOnInterrupt::kExitCode : 0;

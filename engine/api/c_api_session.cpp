@@ -45,6 +45,16 @@ engine_status engine_session_tokens(engine_session* session, int32_t* tokens, si
   return ENGINE_OK;
 }
 
+engine_status engine_session_memory_info(engine_session* session, engine_memory_info* out) {
+  SessionClaim s(session);
+  if (s.status() != Status::ok) return refused(s.status(), "engine_session_memory_info", "session");
+  if (out == nullptr) return fail(ENGINE_ERR_INVALID_ARGUMENT, "engine_session_memory_info: out is null");
+  const engine::StateMemory m = engine::state_memory(s->session->kv_cache(), s->session->checkpoints());
+  *out = engine_memory_info{m.attention_bytes, m.recurrent_bytes,    m.checkpoint_bytes,
+                            m.n_attention_layers, m.n_recurrent_layers, m.n_checkpoints};
+  return ENGINE_OK;
+}
+
 uint64_t engine_session_n_evaluated(const engine_session* session) {
   uint64_t n = 0;
   handle_table().peek(id_of(session), Kind::session,

@@ -267,6 +267,13 @@ class Session {
     check(engine_session_kv_info(get(), &info));
     return info;
   }
+  // The state memory by kind: attention cache, recurrent states, checkpoints
+  // (engine_session_memory_info).
+  engine_memory_info memory_info() {
+    engine_memory_info info{};
+    check(engine_session_memory_info(get(), &info));
+    return info;
+  }
 
  private:
   Owned<engine_session, engine_session_free> h_;

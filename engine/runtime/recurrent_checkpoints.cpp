@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "engine/support/memory.h"
+
 namespace engine {
 
 void RecurrentCheckpoints::after_batch(uint32_t end, uint32_t n, const KvCache& kv) {
@@ -44,6 +46,30 @@ uint64_t RecurrentCheckpoints::bytes() const {
   uint64_t total = 0;
   for (const Copy& c : copies_) total += c.state.size() * sizeof(float);
   return total;
+}
+
+StateMemory state_memory(const KvCache& kv, const RecurrentCheckpoints& checkpoints) {
+  StateMemory m;
+  for (const CacheUse& u : kv.uses()) {
+    // A state of fixed size (nothing per position) is a recurrent layer's.
+    if (u.bytes_per_position == 0) {
+      m.recurrent_bytes += u.bytes();
+      m.n_recurrent_layers += u.n_layers;
+    } else {
+      m.attention_bytes += u.bytes();
+      m.n_attention_layers += u.n_layers;
+    }
+  }
+  m.checkpoint_bytes = checkpoints.bytes();
+  m.n_checkpoints = static_cast<uint32_t>(checkpoints.size());
+  return m;
+}
+
+std::string StateMemory::describe_recurrent() const {
+  if (n_recurrent_layers == 0) return "";
+  return "recurrent states " + format_bytes(recurrent_bytes) + " (" + std::to_string(n_recurrent_layers) +
+         " layers); checkpoints " + format_bytes(checkpoint_bytes) + " (" + std::to_string(n_checkpoints) +
+         (n_checkpoints == 1 ? " copy)" : " copies)");
 }
 
 }  // namespace engine

@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "engine/runtime/kv_cache.h"
@@ -46,5 +47,21 @@ class RecurrentCheckpoints {
   };
   std::vector<Copy> copies_;  // ascending positions
 };
+
+// A session's state memory by kind, for the reports of run, bench and the
+// C API (engine_session_memory_info): the attention layers' KV cache, the
+// recurrent layers' states, and the checkpoints' copies of those states.
+struct StateMemory {
+  uint64_t attention_bytes = 0;
+  uint64_t recurrent_bytes = 0;
+  uint64_t checkpoint_bytes = 0;
+  uint32_t n_attention_layers = 0;
+  uint32_t n_recurrent_layers = 0;
+  uint32_t n_checkpoints = 0;
+  // "recurrent states 160.0 KiB (10 layers); checkpoints 480.0 KiB (3 copies)";
+  // empty for a model without recurrent layers.
+  std::string describe_recurrent() const;
+};
+StateMemory state_memory(const KvCache& kv, const RecurrentCheckpoints& checkpoints);
 
 }  // namespace engine

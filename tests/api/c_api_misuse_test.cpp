@@ -89,6 +89,7 @@ TEST_F(CApiMisuse, EveryFunctionNamesItselfOnAFreedHandle) {
   const float* logits = nullptr;
   engine_worker_info info{};
   engine_kv_info kv{};
+  engine_memory_info mem{};
   char piece[8];
   engine_session* out = nullptr;
   engine_sampler* live = nullptr;  // engine_sample checks the sampler first
@@ -100,6 +101,7 @@ TEST_F(CApiMisuse, EveryFunctionNamesItselfOnAFreedHandle) {
       {"engine_session_reset", [&] { return engine_session_reset(s); }},
       {"engine_session_workers", [&] { return engine_session_workers(s, &info, 1, &n); }},
       {"engine_session_kv_info", [&] { return engine_session_kv_info(s, &kv); }},
+      {"engine_session_memory_info", [&] { return engine_session_memory_info(s, &mem); }},
       {"engine_session_free", [&] { return engine_session_free(s); }},
       {"engine_sample (session)", [&] { return engine_sample(live, s, &token); }},
       {"engine_sample (sampler)", [&] { return engine_sample(sampler, s, &token); }},
@@ -145,6 +147,7 @@ TEST_F(CApiMisuse, NullPointersEverywhere) {
   EXPECT_EQ(engine_model_bos(nullptr), -1);
   EXPECT_FALSE(engine_model_is_end_of_generation(nullptr, 2));
   EXPECT_EQ(engine_prefill(s, &bos, 0), ENGINE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(engine_session_memory_info(s, nullptr), ENGINE_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(engine_session_free(s), ENGINE_OK);
 }
 

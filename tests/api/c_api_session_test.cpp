@@ -50,6 +50,37 @@ TEST_P(SessionTokens, ANextTurnEvaluatesOnlyItsNewTokens) {
   EXPECT_EQ(logits(s), logits(fresh));
 }
 
+// engine_session_memory_info: the attention cache and the recurrent states
+// add up to engine_kv_info's bytes; each checkpoint is one copy of the
+// states, taken after each batch of more than one token (at most 16) and
+// dropped with the tokens after it.
+TEST_P(SessionTokens, MemoryInfoGivesEachKindOfState) {
+  Session s = session();
+  const engine_kv_info kv = s.kv_info();
+  engine_memory_info m = s.memory_info();
+  EXPECT_EQ(m.attention_bytes + m.recurrent_bytes, kv.bytes);
+  EXPECT_EQ(m.n_attention_layers + m.n_recurrent_layers, kv.n_layers);
+  EXPECT_EQ(m.n_checkpoints, 0u);
+  EXPECT_EQ(m.checkpoint_bytes, 0u);
+  s.prefill(tokens(40, 1));  // 10 batches of 4
+  m = s.memory_info();
+  if (GetParam() != Which::lfm2) {
+    EXPECT_EQ(m.n_recurrent_layers, 0u);
+    EXPECT_EQ(m.recurrent_bytes, 0u);
+    EXPECT_EQ(m.n_checkpoints, 0u);
+    return;
+  }
+  EXPECT_GT(m.n_recurrent_layers, 0u);
+  EXPECT_GT(m.n_attention_layers, 0u);
+  EXPECT_GT(m.recurrent_bytes, 0u);
+  EXPECT_EQ(m.n_checkpoints, 10u);
+  EXPECT_EQ(m.checkpoint_bytes, m.n_checkpoints * m.recurrent_bytes);
+  s.truncate(18);  // the copies after position 18 go: those at 4, 8, 12 and 16 stay
+  m = s.memory_info();
+  EXPECT_EQ(m.n_checkpoints, 4u);
+  EXPECT_EQ(m.checkpoint_bytes, 4 * m.recurrent_bytes);
+}
+
 TEST_P(SessionTokens, AnEditedTurnKeepsTheCommonPrefix) {
   // Turn 2 differs from turn 1 from token 36 on (a batch boundary: the same
   // batches as the fresh session's).
