@@ -1,0 +1,135 @@
+// GBNF parsing (every construct of llama.cpp's grammar format, the errors it
+// names) and matching (texts a grammar takes and refuses, code point by code
+// point and as UTF-8 bytes split anywhere).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "engine/grammar/gbnf.h"
+#include "engine/grammar/grammar_matcher.h"
+
+namespace {
+
+using engine::grammar::Grammar;
+using engine::grammar::GrammarError;
+using engine::grammar::GrammarMatcher;
+using engine::grammar::parse_gbnf;
+
+// Whether the whole text is a sentence of the grammar.
+bool matches(const Grammar& g, std::string_view text) {
+  GrammarMatcher m(g);
+  return m.accept_bytes(text) && m.can_end();
+}
+// Whether the text can begin a sentence.
+bool prefix(const Grammar& g, std::string_view text) {
+  GrammarMatcher m(g);
+  return m.accept_bytes(text);
+}
+
+TEST(Gbnf, LiteralsAlternativesAndRules) {
+  const Grammar g = parse_gbnf(R"(root ::= greeting " " name
+greeting ::= "hello" | "hi"   # a comment
+name ::= "world" | "there"
+)");
+  EXPECT_TRUE(matches(g, "hello world"));
+  EXPECT_TRUE(matches(g, "hi there"));
+  EXPECT_FALSE(matches(g, "hi"));
+  EXPECT_TRUE(prefix(g, "hi"));
+  EXPECT_FALSE(prefix(g, "hey"));
+  EXPECT_FALSE(matches(g, "hello world!"));
+}
+
+TEST(Gbnf, CharacterClassesAnyAndEscapes) {
+  const Grammar g = parse_gbnf(R"(root ::= [a-z_] [^"\\]* "\n" . "\x41" "\u00e9" [\u4e00-\u9fff])");
+  EXPECT_TRUE(matches(g, "ab\"c\n?A\xC3\xA9\xE4\xB8\xAD") == false);  // '"' is refused by [^"\\]
+  EXPECT_TRUE(matches(g, "abc d\nxA\xC3\xA9\xE4\xB8\xAD"));
+  EXPECT_FALSE(matches(g, "Abc\nxA\xC3\xA9\xE4\xB8\xAD"));  // uppercase first
+  EXPECT_FALSE(matches(g, "a\nxA\xC3\xA9z"));                 // z is not in U+4E00..U+9FFF
+}
+
+TEST(Gbnf, Repetitions) {
+  const Grammar g = parse_gbnf(R"(root ::= "a"{2,3} "b"{2} "c"{1,} "d"? "e"* ("f" | "g")+)");
+  EXPECT_TRUE(matches(g, "aabbcf"));
+  EXPECT_TRUE(matches(g, "aaabbcccdeeefgf"));
+  EXPECT_FALSE(matches(g, "abbcf"));     // one a
+  EXPECT_FALSE(matches(g, "aaaabbcf"));  // four a
+  EXPECT_FALSE(matches(g, "aabcf"));     // one b
+  EXPECT_FALSE(matches(g, "aabbf"));     // no c
+  EXPECT_FALSE(matches(g, "aabbc"));     // no f or g
+  EXPECT_FALSE(matches(g, "aabbcddf"));  // two d
+}
+
+TEST(Gbnf, GroupsSpanLinesAndAlternativesContinueAfterABar) {
+  const Grammar g = parse_gbnf("root ::= (\n  \"x\"\n  \"y\"\n) |\n  \"z\"\n");
+  EXPECT_TRUE(matches(g, "xy"));
+  EXPECT_TRUE(matches(g, "z"));
+  EXPECT_FALSE(matches(g, "x"));
+}
+
+// A JSON-like grammar as llama.cpp ships (recursion through value).
+TEST(Gbnf, RecursiveJsonLikeGrammar) {
+  const Grammar g = parse_gbnf(R"(root   ::= object
+value  ::= object | array | string | number | ("true" | "false" | "null") ws
+object ::= "{" ws ( string ":" ws value ("," ws string ":" ws value)* )? "}" ws
+array  ::= "[" ws ( value ("," ws value)* )? "]" ws
+string ::= "\"" ( [^"\\\x7F\x00-\x1F] | "\\" (["\\bfnrt] | "u" [0-9a-fA-F]{4}) )* "\"" ws
+number ::= ("-"? ([0-9] | [1-9] [0-9]{0,15})) ("." [0-9]+)? ([eE] [-+]? [0-9] [1-9]{0,15})? ws
+ws ::= | " " | "\n" [ \t]{0,20}
+)");
+  EXPECT_TRUE(matches(g, R"({"a": [1, 2.5, {"b": null}], "c": "x\u00e9y"})"));
+  EXPECT_TRUE(matches(g, "{}"));
+  EXPECT_FALSE(matches(g, R"({"a": [1, 2,]})"));
+  EXPECT_FALSE(matches(g, R"({"a" 1})"));
+  EXPECT_TRUE(prefix(g, R"({"key": [tr)"));
+  EXPECT_FALSE(prefix(g, R"({"key": [tx)"));
+}
+
+TEST(Gbnf, BytesSplitInsideACodePoint) {
+  const Grammar g = parse_gbnf(R"(root ::= "\u00e9" "\u4e2d"+)");
+  GrammarMatcher m(g);
+  EXPECT_TRUE(m.accept_bytes("\xC3"));
+  EXPECT_FALSE(m.can_end());
+  EXPECT_TRUE(m.accept_bytes("\xA9\xE4"));
+  EXPECT_TRUE(m.accept_bytes("\xB8\xAD"));
+  EXPECT_TRUE(m.can_end());
+  EXPECT_TRUE(m.can_continue());
+  // A refused byte leaves the matcher as it was.
+  EXPECT_FALSE(m.accept_bytes("\xE4\xB8\xAE"));
+  EXPECT_TRUE(m.can_end());
+  EXPECT_FALSE(m.accept_bytes("\xFF"));
+  EXPECT_TRUE(m.accept_bytes("\xE4\xB8\xAD"));
+}
+
+TEST(Gbnf, ErrorsNameTheProblemAndWhere) {
+  auto error = [](std::string_view text) -> std::string {
+    try {
+      parse_gbnf(text);
+    } catch (const GrammarError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  EXPECT_EQ(error("root ::= \"a\" b\n"), "grammar: line 1, column 14: rule 'b' is used but not defined");
+  EXPECT_EQ(error("root ::= \"a\"\nroot ::= \"b\"\n"), "grammar: line 2, column 1: rule 'root' is defined twice");
+  EXPECT_EQ(error("start ::= \"a\"\n"), "grammar: no rule 'root' (the start rule)");
+  EXPECT_EQ(error("root ::= \"abc\n"), "grammar: line 1, column 10: unterminated string");
+  EXPECT_EQ(error("root ::= [ab"), "grammar: line 1, column 10: unterminated character class");
+  EXPECT_EQ(error("root ::= [z-a]\n"), "grammar: line 1, column 10: a character range whose end is before its start");
+  EXPECT_EQ(error("root = \"a\"\n"), "grammar: line 1, column 6: expected '::=' after the rule name 'root'");
+  EXPECT_EQ(error("root ::= \"a\"{3,2}\n"), "grammar: line 1, column 18: a repetition {m,n} with n < m");
+  EXPECT_EQ(error("root ::= \"\\q\"\n"), "grammar: line 1, column 11: unknown escape '\\q'");
+  EXPECT_EQ(error("root ::= (\"a\"\n"), "grammar: line 1, column 10: unclosed '('");
+  EXPECT_EQ(error("root ::= expr\nexpr ::= expr \"+\" \"1\" | \"1\"\n"),
+            "grammar: rule 'expr' is left-recursive (it can reach itself before matching anything)");
+  EXPECT_EQ(error("root ::= \"a\"{20000}\n"), "grammar: line 1, column 18: a repetition count over 10000");
+  // Right recursion is fine.
+  EXPECT_TRUE(matches(parse_gbnf("root ::= \"1\" (\"+\" root)?\n"), "1+1+1"));
+}
+
+TEST(Gbnf, AnotherStartRule) {
+  const Grammar g = parse_gbnf("root ::= \"a\"\nother ::= \"b\"\n", "other");
+  EXPECT_TRUE(matches(g, "b"));
+  EXPECT_FALSE(matches(g, "a"));
+}
+
+}  // namespace
