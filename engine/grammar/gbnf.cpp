@@ -21,6 +21,14 @@ bool Element::matches(uint32_t cp) const {
   return in != negated;
 }
 
+bool Element::may_match(uint32_t lo, uint32_t hi) const {
+  for (const CodeRange& r : ranges) {
+    if (negated && r.lo <= lo && r.hi >= hi) return false;
+    if (!negated && r.lo <= hi && r.hi >= lo) return true;
+  }
+  return negated;
+}
+
 int64_t Grammar::find(std::string_view name) const {
   for (size_t i = 0; i < rules.size(); ++i) {
     if (rules[i].name == name) return static_cast<int64_t>(i);

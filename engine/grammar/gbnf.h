@@ -47,6 +47,10 @@ struct Element {
   uint32_t rule = 0;
 
   bool matches(uint32_t cp) const;
+  // Whether some code point of lo..hi may match (a UTF-8 sequence begun but
+  // not finished): exact for a plain set, and for a negated one false only
+  // when one of its ranges covers all of lo..hi.
+  bool may_match(uint32_t lo, uint32_t hi) const;
 };
 
 using Sequence = std::vector<Element>;

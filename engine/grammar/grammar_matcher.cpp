@@ -59,33 +59,38 @@ bool GrammarMatcher::accept(uint32_t cp) {
   return true;
 }
 
+bool GrammarMatcher::partial_possible() const {
+  const auto shift = static_cast<uint32_t>(6 * partial_left_);
+  const uint32_t lo = partial_ << shift, hi = lo | ((1u << shift) - 1);
+  return std::any_of(stacks_.begin(), stacks_.end(), [&](const Stack& s) {
+    if (s.empty()) return false;
+    const Pos top = s.back();
+    return g_->rules[top.rule].alternatives[top.alt][top.index].may_match(lo, hi);
+  });
+}
+
+bool GrammarMatcher::accept_byte(uint8_t b) {
+  if (partial_left_ > 0) {
+    if ((b & 0xC0) != 0x80) return false;
+    partial_ = (partial_ << 6) | (b & 0x3F);
+    if (--partial_left_ > 0) return partial_possible();
+    return accept(partial_);
+  }
+  if (b < 0x80) return accept(b);
+  const int len = (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
+  if (len == 0) return false;
+  partial_ = b & (0x7Fu >> len);
+  partial_left_ = len - 1;
+  return partial_possible();
+}
+
 bool GrammarMatcher::accept_bytes(std::string_view bytes) {
-  const std::vector<Stack> before = stacks_;
-  const uint32_t partial_before = partial_;
-  const int left_before = partial_left_;
-  auto refuse = [&] {
-    stacks_ = before;
-    partial_ = partial_before;
-    partial_left_ = left_before;
-    return false;
-  };
+  const GrammarMatcher before = *this;
   for (const char ch : bytes) {
-    const auto b = static_cast<unsigned char>(ch);
-    if (partial_left_ > 0) {
-      if ((b & 0xC0) != 0x80) return refuse();
-      partial_ = (partial_ << 6) | (b & 0x3F);
-      if (--partial_left_ > 0) continue;
-      if (!accept(partial_)) return refuse();
-      continue;
+    if (!accept_byte(static_cast<uint8_t>(ch))) {
+      *this = before;
+      return false;
     }
-    if (b < 0x80) {
-      if (!accept(b)) return refuse();
-      continue;
-    }
-    const int len = (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
-    if (len == 0) return refuse();
-    partial_ = b & (0x7F >> len);
-    partial_left_ = len - 1;
   }
   return true;
 }

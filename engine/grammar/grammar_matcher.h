@@ -26,9 +26,12 @@ class GrammarMatcher {
   bool accept(uint32_t cp);
   // Advances over UTF-8 bytes, which may end inside a code point (the rest
   // comes with the next call, as a token's bytes do); false, and nothing
-  // changed, when a complete code point is refused or the bytes are not
-  // UTF-8.
+  // changed, when a code point is refused (a begun one as soon as no code
+  // point it could become is taken) or the bytes are not UTF-8.
   bool accept_bytes(std::string_view bytes);
+  // The same for one byte, without the copy that undoes a refusal: on false
+  // the matcher is unusable (the token mask's walk drops it).
+  bool accept_byte(uint8_t b);
   // Whether the text so far is a whole sentence of the grammar (generation
   // may stop here), and whether it can still go on.
   bool can_end() const;
@@ -46,6 +49,8 @@ class GrammarMatcher {
   // Expands stack until its top is a code-point set, adding each result to out.
   void expand(Stack stack, std::vector<Stack>& out) const;
   static void add_unique(std::vector<Stack>& stacks, Stack s);
+  // Whether a stack's top may take a code point of the begun UTF-8 sequence.
+  bool partial_possible() const;
 
   const Grammar* g_;
   std::vector<Stack> stacks_;

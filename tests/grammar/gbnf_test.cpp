@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "engine/grammar/gbnf.h"
 #include "engine/grammar/grammar_matcher.h"
+#include "engine/grammar/token_mask.h"
 
 namespace {
 
@@ -130,6 +132,67 @@ TEST(Gbnf, AnotherStartRule) {
   const Grammar g = parse_gbnf("root ::= \"a\"\nother ::= \"b\"\n", "other");
   EXPECT_TRUE(matches(g, "b"));
   EXPECT_FALSE(matches(g, "a"));
+}
+
+}  // namespace
+
+// The token mask against the brute force (each token's bytes through a copy
+// of the matcher), over a vocabulary of every single byte, multi-byte pieces
+// (some ending inside a code point) and random ASCII pieces, at several
+// points of a JSON-like grammar.
+namespace {
+
+std::vector<std::string> test_vocabulary() {
+  std::vector<std::string> v;
+  v.emplace_back();  // a control token: never allowed
+  for (int b = 0; b < 256; ++b) v.push_back(std::string(1, static_cast<char>(b)));
+  for (const char* s : {"\xC3\xA9", "\xC3", "\xE4\xB8", "\xE4\xB8\xAD", "\xA9\"", "{\"", "\":", "\": ", "true", "tr",
+                        "null", "123", "1.5e", "\"}", "]}", "[1,", "\\u00", "\\n"}) {
+    v.emplace_back(s);
+  }
+  uint32_t x = 12345;
+  const std::string alphabet = "abc{}[]\":, 0123456789.-truefalsn\\";
+  for (int i = 0; i < 2000; ++i) {
+    std::string s;
+    const int len = 1 + static_cast<int>((x = x * 1103515245u + 12345u) >> 16) % 6;
+    for (int j = 0; j < len; ++j) s += alphabet[((x = x * 1103515245u + 12345u) >> 16) % alphabet.size()];
+    v.push_back(s);
+  }
+  return v;
+}
+
+TEST(TokenMask, EqualsTheBruteForceAtEveryStep) {
+  const Grammar g = parse_gbnf(R"(root   ::= object
+value  ::= object | array | string | number | ("true" | "false" | "null") ws
+object ::= "{" ws ( string ":" ws value ("," ws string ":" ws value)* )? "}" ws
+array  ::= "[" ws ( value ("," ws value)* )? "]" ws
+string ::= "\"" ( [^"\\\x7F\x00-\x1F] | "\\" (["\\bfnrt] | "u" [0-9a-fA-F]{4}) )* "\"" ws
+number ::= "-"? [0-9]+ ("." [0-9]+)? ([eE] [-+]? [0-9]+)? ws
+ws ::= | " "
+)");
+  const std::vector<std::string> vocab = test_vocabulary();
+  const engine::grammar::TokenTrie trie(vocab);
+  ASSERT_EQ(trie.n_tokens(), vocab.size());
+  GrammarMatcher m(g);
+  std::vector<uint8_t> allowed;
+  const std::string text = "{\"k\xC3\xA9y\": [1.5e3, true, {\"a\": null}], \"s\": \"x\\n\"}";
+  for (size_t i = 0; i <= text.size(); ++i) {
+    SCOPED_TRACE("after " + std::to_string(i) + " bytes");
+    const size_t n = trie.allowed(m, allowed);
+    size_t count = 0;
+    for (size_t id = 0; id < vocab.size(); ++id) {
+      GrammarMatcher copy = m;
+      const bool brute = !vocab[id].empty() && copy.accept_bytes(vocab[id]);
+      ASSERT_EQ(allowed[id] != 0, brute) << "token " << id << " '" << vocab[id] << "'";
+      count += brute ? 1 : 0;
+    }
+    EXPECT_EQ(n, count);
+    EXPECT_GT(n, 0u);
+    if (i < text.size()) {
+      ASSERT_TRUE(m.accept_bytes(text.substr(i, 1)));
+    }
+  }
+  EXPECT_TRUE(m.can_end());
 }
 
 }  // namespace
