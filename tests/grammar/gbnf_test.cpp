@@ -68,16 +68,18 @@ TEST(Gbnf, GroupsSpanLinesAndAlternativesContinueAfterABar) {
   EXPECT_FALSE(matches(g, "x"));
 }
 
-// A JSON-like grammar as llama.cpp ships (recursion through value).
-TEST(Gbnf, RecursiveJsonLikeGrammar) {
-  const Grammar g = parse_gbnf(R"(root   ::= object
+// A JSON grammar as llama.cpp ships (recursion through value).
+constexpr const char* kJson = R"(root   ::= object
 value  ::= object | array | string | number | ("true" | "false" | "null") ws
 object ::= "{" ws ( string ":" ws value ("," ws string ":" ws value)* )? "}" ws
 array  ::= "[" ws ( value ("," ws value)* )? "]" ws
 string ::= "\"" ( [^"\\\x7F\x00-\x1F] | "\\" (["\\bfnrt] | "u" [0-9a-fA-F]{4}) )* "\"" ws
 number ::= ("-"? ([0-9] | [1-9] [0-9]{0,15})) ("." [0-9]+)? ([eE] [-+]? [0-9] [1-9]{0,15})? ws
 ws ::= | " " | "\n" [ \t]{0,20}
-)");
+)";
+
+TEST(Gbnf, RecursiveJsonLikeGrammar) {
+  const Grammar g = parse_gbnf(kJson);
   EXPECT_TRUE(matches(g, R"({"a": [1, 2.5, {"b": null}], "c": "x\u00e9y"})"));
   EXPECT_TRUE(matches(g, "{}"));
   EXPECT_FALSE(matches(g, R"({"a": [1, 2,]})"));
@@ -162,14 +164,7 @@ std::vector<std::string> test_vocabulary() {
 }
 
 TEST(TokenMask, EqualsTheBruteForceAtEveryStep) {
-  const Grammar g = parse_gbnf(R"(root   ::= object
-value  ::= object | array | string | number | ("true" | "false" | "null") ws
-object ::= "{" ws ( string ":" ws value ("," ws string ":" ws value)* )? "}" ws
-array  ::= "[" ws ( value ("," ws value)* )? "]" ws
-string ::= "\"" ( [^"\\\x7F\x00-\x1F] | "\\" (["\\bfnrt] | "u" [0-9a-fA-F]{4}) )* "\"" ws
-number ::= "-"? [0-9]+ ("." [0-9]+)? ([eE] [-+]? [0-9]+)? ws
-ws ::= | " "
-)");
+  const Grammar g = parse_gbnf(kJson);
   const std::vector<std::string> vocab = test_vocabulary();
   const engine::grammar::TokenTrie trie(vocab);
   ASSERT_EQ(trie.n_tokens(), vocab.size());
