@@ -110,7 +110,7 @@ engine_status engine_model_load_ex(const char* path, const engine_load_options* 
     try {
       auto model = engine::Model::load(path, load);
       auto tokenizer = engine::Tokenizer::from_gguf(model->file());
-      object.reset(new ModelObject{std::move(model), std::move(tokenizer), {}});
+      object.reset(new ModelObject{std::move(model), std::move(tokenizer), {}, {}, {}});
     } catch (const engine::ResourceError&) {
       throw;
     } catch (const engine::Cancelled& e) {

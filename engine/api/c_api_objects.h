@@ -7,12 +7,14 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <string>
 
 #include "engine/api/engine.h"
 #include "engine/api/handle_table.h"
 #include "engine/api/last_error.h"
+#include "engine/grammar/token_constraint.h"
 #include "engine/model/model.h"
 #include "engine/runtime/sampler.h"
 #include "engine/runtime/session.h"
@@ -27,6 +29,16 @@ struct ModelObject {
   std::unique_ptr<engine::Model> model;
   engine::Tokenizer tokenizer;
   std::atomic<int> sessions{0};  // a model with sessions cannot be freed
+
+  // The vocabulary as grammars see it (engine_sampler_set_grammar), built on
+  // first use and shared by every grammar on this model's tokens.
+  std::shared_ptr<const engine::grammar::TokenVocabulary> grammar_vocabulary() {
+    std::lock_guard<std::mutex> lock(grammar_mutex);
+    if (!grammar_vocab) grammar_vocab = std::make_shared<engine::grammar::TokenVocabulary>(tokenizer);
+    return grammar_vocab;
+  }
+  std::mutex grammar_mutex;
+  std::shared_ptr<const engine::grammar::TokenVocabulary> grammar_vocab;
 };
 
 struct SessionObject {

@@ -351,6 +351,26 @@ engine_status engine_sample(engine_sampler* sampler, engine_session* session, in
 /* Records a context token (e.g. the prompt) for the repetition penalty. */
 engine_status engine_sampler_accept(engine_sampler* sampler, int32_t token);
 
+/* ---- structured output ----
+ * A grammar on a sampler: engine_sample (and engine_chat_generate) then pick
+ * only tokens that keep the generated text a prefix of a sentence of the
+ * grammar, an end-of-generation token only once it is a whole sentence (and
+ * nothing else once the grammar can only end), and advance the grammar over
+ * each token picked; prompt tokens given to engine_sampler_accept do not
+ * count. The grammar is over `model`'s vocabulary; sampling a session of
+ * another vocabulary size is an error.
+ *
+ * gbnf: GBNF as llama.cpp writes it (rules "name ::= ...", literals, classes,
+ * groups, * + ? {m,n}); root: the start rule, NULL for "root"; gbnf NULL
+ * removes the grammar. A grammar that does not parse gets
+ * ENGINE_ERR_INVALID_ARGUMENT and engine_last_error() names the line and
+ * column; the sampler keeps what it had. */
+engine_status engine_sampler_set_grammar(engine_sampler* sampler, const engine_model* model, const char* gbnf,
+                                         const char* root);
+/* Back to the grammar's start, for a new reply with the same sampler
+ * (engine_chat_generate does this itself). */
+engine_status engine_sampler_reset_grammar(engine_sampler* sampler);
+
 /* ---- chat ----
  * A conversation as messages, rendered into a prompt by a chat template: the
  * model's tokenizer.chat_template (Jinja, rendered by the engine's own
@@ -445,7 +465,8 @@ engine_chat_generate_params engine_chat_default_generate_params(void);
  * tokens evaluated and why the reply ended, also when an evaluation fails or
  * the abort callback stops it (ENGINE_ERR_ABORTED; see
  * engine_session_set_abort). A stop string that is not valid UTF-8 is
- * ENGINE_ERR_INVALID_ARGUMENT. */
+ * ENGINE_ERR_INVALID_ARGUMENT. A grammar on the sampler starts over for each
+ * reply. */
 engine_status engine_chat_generate(engine_session* session, engine_sampler* sampler,
                                    const engine_chat_generate_params* params, engine_chat_result* result);
 

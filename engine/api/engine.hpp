@@ -292,6 +292,14 @@ class Sampler {
     return t;
   }
   void accept(int32_t token) { check(engine_sampler_accept(h_.get(), token)); }
+  // Constrains sampling to a GBNF grammar over model's vocabulary
+  // (engine_sampler_set_grammar); a grammar that does not parse throws Error
+  // naming the line and column.
+  void set_grammar(const Model& model, const std::string& gbnf, const std::string& root = "root") {
+    check(engine_sampler_set_grammar(h_.get(), model.get(), gbnf.c_str(), root.c_str()));
+  }
+  void clear_grammar() { check(engine_sampler_set_grammar(h_.get(), nullptr, nullptr, nullptr)); }
+  void reset_grammar() { check(engine_sampler_reset_grammar(h_.get())); }
   engine_sampler* get() const { return h_.get(); }
 
  private:

@@ -2,6 +2,7 @@
 
 #include "engine/chat/builtin_templates.h"
 #include "engine/chat/text_stream.h"
+#include "engine/grammar/token_constraint.h"
 #include "engine/support/error.h"
 
 namespace engine::chat {
@@ -32,6 +33,7 @@ void generate(Session& session, Sampler& sampler, const Tokenizer& tokenizer, co
   result = GenerateResult{};
   if (session.logits().empty()) throw Error("no logits to sample from: prefill the prompt first");
   const size_t n_vocab = static_cast<size_t>(tokenizer.n_vocab());
+  if (grammar::TokenConstraint* g = sampler.grammar()) g->reset();  // each reply is a sentence of its own
   TextStream stream(options.stops);
   // The reply is decoded as the continuation of the session's tokens, as a
   // decode of the whole sequence would give it: after BOS alone a

@@ -6,10 +6,12 @@
 #include <algorithm>
 #include <map>
 
+#include "engine/support/text.h"
+
 namespace engine::grammar {
 
 GrammarError::GrammarError(const std::string& message, int line, int column)
-    : std::runtime_error(line > 0 ? "grammar: line " + std::to_string(line) + ", column " + std::to_string(column) +
+    : Error(line > 0 ? "grammar: line " + std::to_string(line) + ", column " + std::to_string(column) +
                                         ": " + message
                                   : "grammar: " + message),
       line_(line),
@@ -157,7 +159,7 @@ class Parser {
         default: pos_ -= 2; fail(std::string("unknown escape '\\") + e + "'");
       }
     }
-    int len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    const int len = utf8_sequence_length(c);
     if (len == 0 || pos_ + static_cast<size_t>(len) > s_.size()) fail("invalid UTF-8 in the grammar");
     uint32_t cp = len == 1 ? c : c & (0x7F >> len);
     for (int i = 1; i < len; ++i) {

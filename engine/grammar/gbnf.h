@@ -13,17 +13,18 @@
 #pragma once
 
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "engine/support/error.h"
 
 namespace engine::grammar {
 
 // A grammar that does not parse or cannot be matched (an undefined rule, left
 // recursion, no root), with the 1-based line and column it points at (0, 0
-// for a problem of the whole grammar).
-class GrammarError : public std::runtime_error {
+// for a problem of the whole grammar). C API: ENGINE_ERR_INVALID_ARGUMENT.
+class GrammarError : public Error {
  public:
   GrammarError(const std::string& message, int line, int column);
   int line() const { return line_; }

@@ -1,62 +1,53 @@
-// Where a text is in a grammar (gbnf.h), code point by code point: the set of
-// parse stacks that the text so far leaves open. A stack lists, from the
-// bottom, the positions still to be matched in each rule entered; its top is
-// always a code-point set (or the stack is empty: the grammar is complete).
-// accept() keeps the stacks whose top matches and expands what follows;
-// an empty set means the text left the grammar. This is the state a sampler
-// consults to mask the tokens that would leave it.
+// Where a text is in a grammar (gbnf.h), advanced by code points or by UTF-8
+// bytes split anywhere: a point in the grammar's ParseStates (parse_states.h),
+// small to copy. An empty set of stacks means the text left the grammar, and
+// every call that would lead there is refused and changes nothing. This is the
+// state a sampler consults to mask the tokens that would leave the grammar.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
-#include <vector>
 
-#include "engine/grammar/gbnf.h"
+#include "engine/grammar/parse_states.h"
 
 namespace engine::grammar {
 
 class GrammarMatcher {
  public:
-  // The matcher at the start of g's root rule. g must outlive it.
-  explicit GrammarMatcher(const Grammar& g);
+  // The matcher at the start of the grammar's root rule. states must outlive
+  // it; matchers of one ParseStates share its cache (one thread at a time).
+  explicit GrammarMatcher(ParseStates& states) : states_(&states), state_(states.start()) {}
 
   // Advances over one code point; false (and nothing changed) when no stack
-  // takes it.
-  bool accept(uint32_t cp);
+  // takes it or a UTF-8 sequence is begun.
+  bool accept(uint32_t cp) { return states_->step_code_point(state_, cp); }
   // Advances over UTF-8 bytes, which may end inside a code point (the rest
   // comes with the next call, as a token's bytes do); false, and nothing
   // changed, when a code point is refused (a begun one as soon as no code
   // point it could become is taken) or the bytes are not UTF-8.
-  bool accept_bytes(std::string_view bytes);
-  // The same for one byte, without the copy that undoes a refusal: on false
-  // the matcher is unusable (the token mask's walk drops it).
-  bool accept_byte(uint8_t b);
+  bool accept_bytes(std::string_view bytes) {
+    MatchState s = state_;
+    for (const char ch : bytes) {
+      if (!states_->step(s, static_cast<uint8_t>(ch))) return false;
+    }
+    state_ = s;
+    return true;
+  }
+  // The same for one byte.
+  bool accept_byte(uint8_t b) { return states_->step(state_, b); }
   // Whether the text so far is a whole sentence of the grammar (generation
   // may stop here), and whether it can still go on.
-  bool can_end() const;
-  bool can_continue() const;
+  bool can_end() const { return states_->can_end(state_); }
+  bool can_continue() const { return states_->can_continue(state_); }
 
-  size_t n_stacks() const { return stacks_.size(); }
+  size_t n_stacks() const { return states_->n_stacks(state_); }
+  ParseStates& states() const { return *states_; }
+  const MatchState& state() const { return state_; }
 
  private:
-  struct Pos {
-    uint32_t rule, alt, index;  // the next element: rules[rule].alternatives[alt][index]
-    bool operator==(const Pos&) const = default;
-  };
-  using Stack = std::vector<Pos>;
-
-  // Expands stack until its top is a code-point set, adding each result to out.
-  void expand(Stack stack, std::vector<Stack>& out) const;
-  static void add_unique(std::vector<Stack>& stacks, Stack s);
-  // Whether a stack's top may take a code point of the begun UTF-8 sequence.
-  bool partial_possible() const;
-
-  const Grammar* g_;
-  std::vector<Stack> stacks_;
-  // A code point begun by accept_bytes and not finished.
-  uint32_t partial_ = 0;
-  int partial_left_ = 0;
+  ParseStates* states_;
+  MatchState state_;
 };
 
 }  // namespace engine::grammar

@@ -4,6 +4,7 @@
 #include <cfloat>
 #include <cmath>
 
+#include "engine/grammar/token_constraint.h"
 #include "engine/support/error.h"
 
 namespace engine {
@@ -62,10 +63,15 @@ Sampler::Sampler(const SamplerParams& params) : params_(params) {
   rng_.seed(seed_);
 }
 
+Sampler::~Sampler() = default;
+
 void Sampler::reset() {
   rng_.seed(seed_);
   recent_.clear();
+  if (grammar_) grammar_->reset();
 }
+
+void Sampler::set_grammar(std::unique_ptr<grammar::TokenConstraint> constraint) { grammar_ = std::move(constraint); }
 
 void Sampler::accept(int32_t token) {
   if (params_.repeat_last_n == 0) return;
@@ -130,6 +136,36 @@ int32_t Sampler::sample(std::span<const float> logits) {
     }
     view = penalized_;
   }
+  if (!grammar_) return pick(view);
+  if (view.size() != grammar_->vocabulary().pieces.size()) {
+    throw Error("sampler: " + std::to_string(view.size()) + " logits for a grammar over " +
+                std::to_string(grammar_->vocabulary().pieces.size()) + " tokens");
+  }
+  if (params_.temperature <= 0.0f) {
+    const int32_t best = argmax(view);
+    if (grammar_->allows(best)) {
+      grammar_->accept(best);
+      return best;
+    }
+  }
+  const grammar::TokenBits& allowed = grammar_->allowed();
+  masked_.resize(view.size());
+  size_t n_allowed = 0;
+  for (size_t i = 0; i < view.size(); ++i) {
+    const bool ok = grammar::token_bit(allowed, i) && view[i] > -INFINITY;
+    masked_[i] = ok ? view[i] : -INFINITY;
+    n_allowed += ok ? 1 : 0;
+  }
+  if (n_allowed == 0) {
+    throw Error(grammar_->can_continue() ? "sampler: no token of the vocabulary continues the grammar here"
+                                         : "sampler: the grammar is complete and the model has no end-of-generation token");
+  }
+  const int32_t token = pick(masked_);
+  grammar_->accept(token);
+  return token;
+}
+
+int32_t Sampler::pick(std::span<const float> view) {
   if (params_.temperature <= 0.0f) return argmax(view);
 
   if (params_.top_k > 0 && static_cast<size_t>(params_.top_k) < view.size()) {
@@ -139,6 +175,9 @@ int32_t Sampler::sample(std::span<const float> logits) {
     for (size_t i = 0; i < view.size(); ++i) candidates_.push_back({static_cast<int32_t>(i), view[i], 0.0f});
     std::sort(candidates_.begin(), candidates_.end(), better);
   }
+  // Masked tokens (-Inf, best first puts them last) are never drawn, not even
+  // when rounding leaves the draw above the last sum; one is finite.
+  while (candidates_.size() > 1 && candidates_.back().logit == -INFINITY) candidates_.pop_back();
   softmax(candidates_);
   if (params_.top_p < 1.0f) {
     double cumulative = 0.0;

@@ -3,16 +3,22 @@
 // distribution), temperature, then a draw from a seeded generator whose output
 // is defined bit for bit (std::mt19937 and our own float conversion), so the
 // same seed gives the same text on every platform. temperature <= 0 is greedy.
+// A grammar (grammar/token_constraint.h), when set, masks the tokens it does
+// not allow before the chain, after the penalty.
 #pragma once
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <random>
 #include <span>
 #include <string>
 #include <vector>
 
 namespace engine {
+namespace grammar {
+class TokenConstraint;
+}
 
 struct SamplerParams {
   float temperature = 0.8f;     // <= 0: greedy (argmax, lowest id on ties)
@@ -30,9 +36,16 @@ struct SamplerParams {
 class Sampler {
  public:
   explicit Sampler(const SamplerParams& params);
+  ~Sampler();
 
-  // The next token for these logits (n_vocab floats). Does not record it.
+  // The next token for these logits (n_vocab floats). Does not record it for
+  // the penalty; with a grammar, advances the grammar over it.
   int32_t sample(std::span<const float> logits);
+  // Constrains the tokens sample() picks to a grammar's (nullptr: none).
+  // Greedy sampling looks at the best token first and masks only when the
+  // grammar refuses it, which gives the same token.
+  void set_grammar(std::unique_ptr<grammar::TokenConstraint> constraint);
+  grammar::TokenConstraint* grammar() const { return grammar_.get(); }
   // Records a token of the context (prompt or generated) for the penalty.
   void accept(int32_t token);
   void reset();
@@ -51,6 +64,7 @@ class Sampler {
 
  private:
   float uniform01();  // [0, 1), 24 random bits
+  int32_t pick(std::span<const float> logits);  // the chain after the penalty
 
   SamplerParams params_;
   uint32_t seed_;
@@ -58,6 +72,8 @@ class Sampler {
   std::deque<int32_t> recent_;
   std::vector<Candidate> candidates_;
   std::vector<float> penalized_;  // the logits with the repetition penalty applied
+  std::unique_ptr<grammar::TokenConstraint> grammar_;
+  std::vector<float> masked_;  // the logits with the grammar's refusals at -Inf
 };
 
 }  // namespace engine

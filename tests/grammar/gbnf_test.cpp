@@ -9,6 +9,7 @@
 #include "engine/grammar/gbnf.h"
 #include "engine/grammar/grammar_matcher.h"
 #include "engine/grammar/token_mask.h"
+#include "tests/grammar/reference_matcher.h"
 
 namespace {
 
@@ -16,16 +17,27 @@ using engine::grammar::Grammar;
 using engine::grammar::GrammarError;
 using engine::grammar::GrammarMatcher;
 using engine::grammar::parse_gbnf;
+using engine::grammar::ParseStates;
+using engine::grammar::testing::ReferenceMatcher;
 
-// Whether the whole text is a sentence of the grammar.
+// Whether the whole text is a sentence of the grammar; the matcher and its
+// plain twin must say the same.
 bool matches(const Grammar& g, std::string_view text) {
-  GrammarMatcher m(g);
-  return m.accept_bytes(text) && m.can_end();
+  ParseStates states(g);
+  GrammarMatcher m(states);
+  ReferenceMatcher r(g);
+  const bool fast = m.accept_bytes(text) && m.can_end();
+  EXPECT_EQ(fast, r.accept_bytes(text) && r.can_end()) << text;
+  return fast;
 }
 // Whether the text can begin a sentence.
 bool prefix(const Grammar& g, std::string_view text) {
-  GrammarMatcher m(g);
-  return m.accept_bytes(text);
+  ParseStates states(g);
+  GrammarMatcher m(states);
+  ReferenceMatcher r(g);
+  const bool fast = m.accept_bytes(text);
+  EXPECT_EQ(fast, r.accept_bytes(text)) << text;
+  return fast;
 }
 
 TEST(Gbnf, LiteralsAlternativesAndRules) {
@@ -89,8 +101,8 @@ TEST(Gbnf, RecursiveJsonLikeGrammar) {
 }
 
 TEST(Gbnf, BytesSplitInsideACodePoint) {
-  const Grammar g = parse_gbnf(R"(root ::= "\u00e9" "\u4e2d"+)");
-  GrammarMatcher m(g);
+  ParseStates states(parse_gbnf(R"(root ::= "\u00e9" "\u4e2d"+)"));
+  GrammarMatcher m(states);
   EXPECT_TRUE(m.accept_bytes("\xC3"));
   EXPECT_FALSE(m.can_end());
   EXPECT_TRUE(m.accept_bytes("\xA9\xE4"));
@@ -102,6 +114,25 @@ TEST(Gbnf, BytesSplitInsideACodePoint) {
   EXPECT_TRUE(m.can_end());
   EXPECT_FALSE(m.accept_bytes("\xFF"));
   EXPECT_TRUE(m.accept_bytes("\xE4\xB8\xAD"));
+}
+
+// Only well-formed UTF-8 spells a code point: an overlong form of "a", a
+// surrogate and a code point past U+10FFFF are refused by their first byte
+// that rules them out, however permissive the grammar.
+TEST(Gbnf, IllFormedUtf8IsRefused) {
+  const Grammar g = parse_gbnf("root ::= .\n");
+  EXPECT_TRUE(matches(g, "a"));
+  EXPECT_TRUE(matches(g, "\xC3\xA9"));
+  EXPECT_TRUE(matches(g, "\xF4\x8F\xBF\xBF"));  // U+10FFFF
+  EXPECT_FALSE(prefix(g, "\xC1"));                // only overlong forms begin so
+  EXPECT_FALSE(prefix(g, "\xE0\x80"));
+  EXPECT_FALSE(prefix(g, "\xED\xA0"));            // U+D800..
+  EXPECT_FALSE(prefix(g, "\xF4\x90"));            // U+110000..
+  EXPECT_FALSE(prefix(g, "\xF5"));
+  EXPECT_TRUE(prefix(g, "\xED\x9F"));             // U+D7C0..U+D7FF
+  const Grammar letters = parse_gbnf("root ::= [a-z]+\n");
+  EXPECT_FALSE(prefix(letters, "\xC1\xA1"));  // "a", overlong
+  EXPECT_FALSE(prefix(letters, "\xE0"));       // a three-byte form is U+0800 or more
 }
 
 TEST(Gbnf, ErrorsNameTheProblemAndWhere) {
@@ -168,26 +199,84 @@ TEST(TokenMask, EqualsTheBruteForceAtEveryStep) {
   const std::vector<std::string> vocab = test_vocabulary();
   const engine::grammar::TokenTrie trie(vocab);
   ASSERT_EQ(trie.n_tokens(), vocab.size());
-  GrammarMatcher m(g);
-  std::vector<uint8_t> allowed;
+  ParseStates states(g);
+  GrammarMatcher m(states);
+  ReferenceMatcher ref(g);
+  engine::grammar::TokenBits allowed;
   const std::string text = "{\"k\xC3\xA9y\": [1.5e3, true, {\"a\": null}], \"s\": \"x\\n\"}";
   for (size_t i = 0; i <= text.size(); ++i) {
     SCOPED_TRACE("after " + std::to_string(i) + " bytes");
     const size_t n = trie.allowed(m, allowed);
     size_t count = 0;
     for (size_t id = 0; id < vocab.size(); ++id) {
-      GrammarMatcher copy = m;
+      ReferenceMatcher copy = ref;
       const bool brute = !vocab[id].empty() && copy.accept_bytes(vocab[id]);
-      ASSERT_EQ(allowed[id] != 0, brute) << "token " << id << " '" << vocab[id] << "'";
+      ASSERT_EQ(engine::grammar::token_bit(allowed, id), brute) << "token " << id << " '" << vocab[id] << "'";
       count += brute ? 1 : 0;
     }
     EXPECT_EQ(n, count);
     EXPECT_GT(n, 0u);
     if (i < text.size()) {
       ASSERT_TRUE(m.accept_bytes(text.substr(i, 1)));
+      ASSERT_TRUE(ref.accept_bytes(text.substr(i, 1)));
     }
   }
   EXPECT_TRUE(m.can_end());
+}
+
+// Random byte walks through three grammars: at each step a byte from an
+// alphabet that can both continue and break the text; the matcher must take
+// exactly the bytes its plain twin takes and agree on whether it can end.
+TEST(GrammarMatcher, AgreesWithThePlainStackCopyingMatcherOnRandomWalks) {
+  const char* grammars[] = {
+      kJson,
+      R"(root ::= "a"{2,3} ("b" | "bc")* [^x]? "\u00e9"+ "d")",
+      "root ::= item (\",\" item)*\nitem ::= [0-9]+ | \"(\" root \")\" | \"\\u4e2d\"\n",
+  };
+  const std::string alphabet = "abcdx{}[]\":, 0123456789.-eE+truefalsn\\()\xC3\xA9\xE4\xB8\xAD\xFF";
+  uint32_t x = 99;
+  size_t total_length = 0;
+  auto next = [&] { return (x = x * 1103515245u + 12345u) >> 16; };
+  for (const char* text : grammars) {
+    const Grammar g = parse_gbnf(text);
+    for (int walk = 0; walk < 40; ++walk) {
+      ParseStates states(g);
+      GrammarMatcher m(states);
+      ReferenceMatcher r(g);
+      std::string so_far;
+      for (int step = 0; step < 200; ++step) {
+        // Up to 20 tries for a byte that goes on, so the walks get deep.
+        for (int attempt = 0; attempt < 20; ++attempt) {
+          const char b = alphabet[next() % alphabet.size()];
+          const bool took = r.accept_bytes(std::string_view(&b, 1));
+          ASSERT_EQ(m.accept_byte(static_cast<uint8_t>(b)), took) << text << "\nafter '" << so_far << "' byte " << int(b);
+          ASSERT_EQ(m.can_end(), r.can_end()) << so_far;
+          ASSERT_EQ(m.can_continue(), r.can_continue()) << so_far;
+          if (took) {
+            so_far += b;
+            break;
+          }
+        }
+      }
+      total_length += so_far.size();
+    }
+  }
+  EXPECT_GT(total_length, 3 * 40 * 50u);  // the walks went well into the grammars
+}
+
+// A repetition loops through the same few states: a 10 000-character string
+// value reaches no more stack sets than a 10-character one.
+TEST(GrammarMatcher, ARepetitionLoopsInAFixedNumberOfStates) {
+  ParseStates states(parse_gbnf(kJson));
+  auto sets_after = [&](size_t length) {
+    GrammarMatcher m(states);
+    EXPECT_TRUE(m.accept_bytes("{\"k\": \"" + std::string(length, 'x') + "\"}"));
+    EXPECT_TRUE(m.can_end());
+    EXPECT_LE(m.n_stacks(), 4u);
+    return states.n_sets();
+  };
+  const size_t short_string = sets_after(10);
+  EXPECT_EQ(sets_after(10000), short_string);
 }
 
 }  // namespace
