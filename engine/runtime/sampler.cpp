@@ -1,6 +1,7 @@
 #include "engine/runtime/sampler.h"
 
 #include <algorithm>
+#include <bit>
 #include <cfloat>
 #include <cmath>
 
@@ -10,12 +11,21 @@
 namespace engine {
 namespace {
 
+// The first index of the largest logit (no NaN: sample() refuses them). Two
+// passes, the maximum in 16 independent lanes (a vector max) and then its
+// first index, instead of one whose every step waits on the last comparison:
+// 151,936 logits took 0.7 ms the old way (grammar_bench, reply/greedy_free).
 int32_t argmax(std::span<const float> logits) {
-  int32_t best = 0;
-  for (size_t i = 1; i < logits.size(); ++i) {
-    if (logits[i] > logits[static_cast<size_t>(best)]) best = static_cast<int32_t>(i);
+  constexpr size_t kLanes = 16;
+  float lane[kLanes];
+  std::fill_n(lane, kLanes, logits[0]);
+  size_t i = 0;
+  for (; i + kLanes <= logits.size(); i += kLanes) {
+    for (size_t j = 0; j < kLanes; ++j) lane[j] = logits[i + j] > lane[j] ? logits[i + j] : lane[j];
   }
-  return best;
+  float best = *std::max_element(lane, lane + kLanes);
+  for (; i < logits.size(); ++i) best = std::max(best, logits[i]);
+  return static_cast<int32_t>(std::find(logits.begin(), logits.end(), best) - logits.begin());
 }
 
 // p = softmax(logit / temperature), computed as exp((logit - max) / temperature)
@@ -148,15 +158,26 @@ int32_t Sampler::sample(std::span<const float> logits) {
       return best;
     }
   }
+  // The mask 64 tokens at a time: a word is mostly allowed (inside a string)
+  // or mostly refused (between values), so each is a copy or a fill and then
+  // the few exceptions, found by counting trailing zeros. A select per token
+  // took 150 us of a 151,936-token mask, this 40 (grammar_bench, reply).
   const grammar::TokenBits& allowed = grammar_->allowed();
   masked_.resize(view.size());
-  size_t n_allowed = 0;
-  for (size_t i = 0; i < view.size(); ++i) {
-    const bool ok = grammar::token_bit(allowed, i) && view[i] > -INFINITY;
-    masked_[i] = ok ? view[i] : -INFINITY;
-    n_allowed += ok ? 1 : 0;
+  for (size_t base = 0; base < view.size(); base += 64) {
+    const size_t n = std::min<size_t>(64, view.size() - base);
+    const uint64_t valid = n == 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1;
+    const uint64_t word = allowed[base / 64] & valid;
+    float* out = masked_.data() + base;
+    if (std::popcount(word) * 2 >= static_cast<int>(n)) {
+      std::copy_n(view.data() + base, n, out);
+      for (uint64_t refused = ~word & valid; refused != 0; refused &= refused - 1) out[std::countr_zero(refused)] = -INFINITY;
+    } else {
+      std::fill_n(out, n, -INFINITY);
+      for (uint64_t ok = word; ok != 0; ok &= ok - 1) out[std::countr_zero(ok)] = view[base + static_cast<size_t>(std::countr_zero(ok))];
+    }
   }
-  if (n_allowed == 0) {
+  if (count_above(masked_.data(), masked_.size(), -INFINITY) == 0) {
     throw Error(grammar_->can_continue() ? "sampler: no token of the vocabulary continues the grammar here"
                                          : "sampler: the grammar is complete and the model has no end-of-generation token");
   }
