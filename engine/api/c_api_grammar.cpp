@@ -7,28 +7,45 @@
 #include "engine/api/c_api_objects.h"
 #include "engine/api/engine.h"
 #include "engine/grammar/gbnf.h"
+#include "engine/grammar/json_schema.h"
 #include "engine/grammar/token_constraint.h"
 
 using namespace engine::api_detail;  // NOLINT: the objects and steps of c_api_objects.h
 
-extern "C" {
+namespace {
 
-engine_status engine_sampler_set_grammar(engine_sampler* sampler_handle, const engine_model* m, const char* gbnf,
-                                         const char* root) {
+// Sets the grammar `make` gives (nullptr text: removes the grammar).
+template <class Make>
+engine_status set_grammar(const char* what, engine_sampler* sampler_handle, const engine_model* m, const char* text,
+                          Make&& make) {
   SamplerClaim sampler(sampler_handle);
-  if (sampler.status() != Status::ok) return refused(sampler.status(), "engine_sampler_set_grammar", "sampler");
-  if (gbnf == nullptr) {
+  if (sampler.status() != Status::ok) return refused(sampler.status(), what, "sampler");
+  if (text == nullptr) {
     sampler->sampler->set_grammar(nullptr);
     return ENGINE_OK;
   }
   const ModelClaim model(m);
-  if (model.status() != Status::ok) return refused(model.status(), "engine_sampler_set_grammar", "model");
-  return guarded("engine_sampler_set_grammar", [&] {
-    engine::grammar::Grammar g = engine::grammar::parse_gbnf(gbnf, root != nullptr ? root : "root");
+  if (model.status() != Status::ok) return refused(model.status(), what, "model");
+  return guarded(what, [&] {
     sampler->sampler->set_grammar(
-        std::make_unique<engine::grammar::TokenConstraint>(std::move(g), model->grammar_vocabulary()));
+        std::make_unique<engine::grammar::TokenConstraint>(make(), model->grammar_vocabulary()));
     return ENGINE_OK;
   });
+}
+
+}  // namespace
+
+extern "C" {
+
+engine_status engine_sampler_set_grammar(engine_sampler* sampler, const engine_model* model, const char* gbnf,
+                                         const char* root) {
+  return set_grammar("engine_sampler_set_grammar", sampler, model, gbnf,
+                     [&] { return engine::grammar::parse_gbnf(gbnf, root != nullptr ? root : "root"); });
+}
+
+engine_status engine_sampler_set_json_schema(engine_sampler* sampler, const engine_model* model, const char* schema) {
+  return set_grammar("engine_sampler_set_json_schema", sampler, model, schema,
+                     [&] { return engine::grammar::parse_gbnf(engine::grammar::json_schema_to_gbnf(schema)); });
 }
 
 engine_status engine_sampler_reset_grammar(engine_sampler* sampler_handle) {

@@ -367,6 +367,14 @@ engine_status engine_sampler_accept(engine_sampler* sampler, int32_t token);
  * column; the sampler keeps what it had. */
 engine_status engine_sampler_set_grammar(engine_sampler* sampler, const engine_model* model, const char* gbnf,
                                          const char* root);
+/* The same with a JSON Schema (JSON text): the replies are JSON documents
+ * the schema validates, properties in the schema's order. Supported: type,
+ * properties, required, additionalProperties, items, prefixItems, minItems,
+ * maxItems, minLength, maxLength, enum, const, anyOf, oneOf, allOf of one
+ * schema, $ref within the document; annotations (title, description, ...)
+ * are ignored; any other keyword is ENGINE_ERR_INVALID_ARGUMENT naming it and
+ * its place in the schema. schema NULL removes the grammar. */
+engine_status engine_sampler_set_json_schema(engine_sampler* sampler, const engine_model* model, const char* schema);
 /* Back to the grammar's start, for a new reply with the same sampler
  * (engine_chat_generate does this itself). */
 engine_status engine_sampler_reset_grammar(engine_sampler* sampler);

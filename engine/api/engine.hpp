@@ -298,6 +298,10 @@ class Sampler {
   void set_grammar(const Model& model, const std::string& gbnf, const std::string& root = "root") {
     check(engine_sampler_set_grammar(h_.get(), model.get(), gbnf.c_str(), root.c_str()));
   }
+  // The same with a JSON Schema (engine_sampler_set_json_schema).
+  void set_json_schema(const Model& model, const std::string& schema) {
+    check(engine_sampler_set_json_schema(h_.get(), model.get(), schema.c_str()));
+  }
   void clear_grammar() { check(engine_sampler_set_grammar(h_.get(), nullptr, nullptr, nullptr)); }
   void reset_grammar() { check(engine_sampler_reset_grammar(h_.get())); }
   engine_sampler* get() const { return h_.get(); }

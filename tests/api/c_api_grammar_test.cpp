@@ -12,7 +12,9 @@
 
 #include "engine/api/engine.h"
 #include "engine/api/engine.hpp"
+#include "engine/chat_template/json.h"
 #include "engine/grammar/gbnf.h"
+#include "engine/grammar/json_schema.h"
 #include "tests/api/session_models.h"
 #include "tests/grammar/reference_matcher.h"
 
@@ -107,6 +109,33 @@ TEST(Grammar, ABadGrammarIsRefusedWithItsLineAndTheSamplerKeepsItsOwn) {
   EXPECT_FALSE(whole_sentence(kRecord, free.text)) << free.text;
   EXPECT_EQ(engine_sampler_set_grammar(nullptr, model().get(), kRecord, nullptr), ENGINE_ERR_INVALID_HANDLE);
   EXPECT_EQ(engine_sampler_set_grammar(sampler.get(), nullptr, kRecord, nullptr), ENGINE_ERR_INVALID_HANDLE);
+}
+
+TEST(Grammar, AJsonSchemaGivesDocumentsItValidates) {
+  const char* schema = R"({"type": "object", "properties": {"name": {"type": "string", "maxLength": 10},
+                           "happy": {"type": "boolean"}, "friends": {"type": "array", "items": {"type": "string",
+                           "maxLength": 8}, "maxItems": 2}}, "required": ["name", "happy"]})";
+  for (uint32_t seed = 1; seed <= 3; ++seed) {
+    engine_sampler_params p = engine_sampler_default_params();
+    p.seed = seed;
+    engine::api::Sampler sampler(p);
+    sampler.set_json_schema(model(), schema);
+    const engine::api::Reply r = reply_with(sampler);
+    EXPECT_EQ(r.reason, ENGINE_CHAT_END_OF_GENERATION) << r.text;
+    const std::string gbnf = engine::grammar::json_schema_to_gbnf(schema);
+    EXPECT_TRUE(whole_sentence(gbnf.c_str(), r.text)) << r.text;
+    const engine::chat_template::Value doc = engine::chat_template::parse_json(r.text);  // throws if not JSON
+    ASSERT_TRUE(doc.is_dict()) << r.text;
+    ASSERT_NE(doc.dict().find("name"), nullptr) << r.text;
+    EXPECT_LE(engine::chat_template::utf8_length(doc.dict().find("name")->as_string()), 10u) << r.text;
+    ASSERT_NE(doc.dict().find("happy"), nullptr) << r.text;
+    EXPECT_TRUE(doc.dict().find("happy")->is_bool()) << r.text;
+  }
+  engine::api::Sampler sampler;
+  EXPECT_EQ(engine_sampler_set_json_schema(sampler.get(), model().get(), R"({"type": "string", "format": "email"})"),
+            ENGINE_ERR_INVALID_ARGUMENT);
+  EXPECT_STREQ(engine_last_error(),
+               "engine_sampler_set_json_schema: json schema: the keyword 'format' is not supported at '/'");
 }
 
 }  // namespace
