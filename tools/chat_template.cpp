@@ -12,8 +12,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "engine/chat/builtin_templates.h"
@@ -74,19 +72,11 @@ Options parse(int argc, char** argv) {
   return o;
 }
 
-std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot open " + path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 int render(const Options& o) {
   namespace ct = engine::chat_template;
   std::string source;
   if (!o.template_path.empty()) {
-    source = read_file(o.template_path);
+    source = tools::read_text_file(o.template_path);
   } else if (!o.builtin.empty()) {
     source = std::string(engine::chat::builtin_template(o.builtin));
   } else {
@@ -97,7 +87,7 @@ int render(const Options& o) {
   }
   ct::Value conversation;
   try {
-    conversation = ct::conversation_variables(ct::parse_json(read_file(o.conversation)));
+    conversation = ct::conversation_variables(ct::parse_json(tools::read_text_file(o.conversation)));
   } catch (const ct::ValueError& e) {
     throw std::runtime_error(o.conversation + ": " + e.what());
   }

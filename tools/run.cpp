@@ -15,6 +15,8 @@
 #include "engine/support/log.h"
 #include "engine/support/memory.h"
 #include "engine/model/model.h"
+#include "engine/grammar/gbnf.h"
+#include "engine/grammar/token_constraint.h"
 #include "engine/runtime/sampler.h"
 #include "engine/runtime/session.h"
 #include "engine/runtime/session_file.h"
@@ -46,6 +48,7 @@ struct Options {
   int64_t n_batch = 512;
   std::string kv_type = "f16";
   engine::SamplerParams sampler;
+  tools::GrammarArgs grammar;
   bool ignore_eos = false;
   bool special = false;
   std::string tokens;
@@ -69,7 +72,7 @@ void usage(FILE* out) {
                "                          trained context a warning, since text past it degrades)\n"
                "  -b, --batch-size N      prompt tokens per prefill step (default 512)\n"
                "      --kv-type f16|f32|q8_0|q4_0  KV cache precision (default f16)\n"
-               "%s"
+               "%s%s"
                "      --ignore-eos        keep generating past end-of-generation tokens\n"
                "      --special           parse special-token texts in the prompt\n"
                "      --tokens IDS        evaluate these token ids (comma-separated) as one batch ...\n"
@@ -81,7 +84,7 @@ void usage(FILE* out) {
                "                          load maps them instead of repacking (default: $ENGINE_CACHE_DIR, else none)\n"
                "      --time-read         also time a plain read of the model file, beside the load time\n"
                "  -v, --verbose           log the kernel plan and thread placement\n",
-               tools::kSamplerUsage);
+               tools::kSamplerUsage, tools::kGrammarUsage);
 }
 
 Options parse(int argc, char** argv) {
@@ -96,7 +99,7 @@ Options parse(int argc, char** argv) {
         a.option({"--prompt-cache"}, o.prompt_cache) || a.option({"--cache-dir"}, o.cache_dir)) {
       continue;
     }
-    if (tools::parse_sampler_option(a, o.sampler)) {
+    if (tools::parse_sampler_option(a, o.sampler) || tools::parse_grammar_option(a, o.grammar)) {
     } else if (a.flag({"--ignore-eos"})) {
       o.ignore_eos = true;
     } else if (a.flag({"--special"})) {
@@ -253,6 +256,10 @@ int run(const Options& o) {
   }
   engine::Sampler sampler(o.sampler);
   for (int32_t t : prompt) sampler.accept(t);
+  if (const std::string gbnf = o.grammar.gbnf(); !gbnf.empty()) {
+    sampler.set_grammar(std::make_unique<engine::grammar::TokenConstraint>(
+        engine::grammar::parse_gbnf(gbnf), std::make_shared<engine::grammar::TokenVocabulary>(tokenizer)));
+  }
 
   // Checked before the prompt is echoed: an error is all a refused run prints.
   if (prompt.size() > session.n_ctx()) {

@@ -31,6 +31,7 @@ struct Options {
   int64_t n_predict = -1, n_ctx = 0, n_threads = 0;
   std::vector<std::string> stops;
   engine::SamplerParams sampler;
+  tools::GrammarArgs grammar;
   bool verbose = false;
 };
 
@@ -57,11 +58,11 @@ void usage(FILE* out) {
                "                          oldest turns after the system prompt are dropped\n"
                "  -t, --threads N         threads (default 0: one per core of the fastest cluster(s))\n"
                "      --cpus SPEC         a CPU list such as 4-7\n"
-               "%s"
+               "%s%s"
                "  -v, --verbose           log the kernel plan and thread placement\n"
                "Lines read from stdin are user turns (a pipe works: one turn per line). Commands:\n%s"
                "Ctrl-C stops a reply (the part shown is kept); on an empty line it quits.\n",
-               tools::kSamplerUsage, kCommands);
+               tools::kSamplerUsage, tools::kGrammarUsage, kCommands);
 }
 
 Options parse(int argc, char** argv) {
@@ -72,7 +73,8 @@ Options parse(int argc, char** argv) {
     if (a.model(o.model) || a.option({"-sys", "--system"}, o.system_prompt) ||
         a.option({"--template"}, o.template_arg) || a.option({"-n", "--n-predict"}, o.n_predict) ||
         a.option({"-c", "--ctx-size"}, o.n_ctx) || a.option({"-t", "--threads"}, o.n_threads) ||
-        a.option({"--cpus"}, o.cpus) || tools::parse_sampler_option(a, o.sampler)) {
+        a.option({"--cpus"}, o.cpus) || tools::parse_sampler_option(a, o.sampler) ||
+        tools::parse_grammar_option(a, o.grammar)) {
       continue;
     }
     if (a.option({"-r", "--stop"}, stop)) {
@@ -297,6 +299,7 @@ int run(const Options& o) {
   const engine::SamplerParams& s = o.sampler;
   api::Sampler sampler(
       engine_sampler_params{s.temperature, s.top_k, s.top_p, s.min_p, s.repeat_penalty, s.repeat_last_n, s.seed});
+  if (const std::string gbnf = o.grammar.gbnf(); !gbnf.empty()) sampler.set_grammar(model, gbnf);
   Conversation chat(model, session, sampler, std::move(settings));
   install_interrupt_handler();
   LineReader input(0, ::isatty(1) == 1 ? 1 : 2);

@@ -4,6 +4,9 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
 
 namespace tools {
 namespace {
@@ -172,6 +175,14 @@ int tool_main(const char* name, void (*usage)(FILE*), int argc, const std::funct
     std::fprintf(stderr, "%s: %s\n", name, e.what());
     return 1;
   }
+}
+
+std::string read_text_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot open " + path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 }  // namespace tools

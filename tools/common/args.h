@@ -63,6 +63,10 @@ std::string nearest_option(std::string_view typed, const std::vector<std::string
 // "1,403,407" -> {1, 403, 407}; throws ArgError naming the bad item.
 std::vector<int32_t> parse_int_list(std::string_view text);
 
+// The whole of a file a user named (a template, a conversation, a grammar);
+// throws std::runtime_error "cannot open PATH".
+std::string read_text_file(const std::string& path);
+
 // A tool's main: runs `body` and turns what it throws into the same messages
 // and exit codes in every tool. ArgError: "<name>: <message> (<name> --help
 // lists the options)" on one line (the whole usage when no argument was given

@@ -3,6 +3,9 @@
 #include <cstdint>
 #include <string>
 
+#include "engine/grammar/gbnf.h"
+#include "engine/grammar/json_schema.h"
+
 namespace tools {
 
 const char* const kSamplerUsage =
@@ -42,6 +45,28 @@ bool parse_sampler_option(Args& a, engine::SamplerParams& p) {
   }
   return a.option({"--temp"}, p.temperature) || a.option({"--top-p"}, p.top_p) || a.option({"--min-p"}, p.min_p) ||
          a.option({"--repeat-penalty"}, p.repeat_penalty);
+}
+
+const char* const kGrammarUsage =
+    "      --grammar FILE      sample only text of this GBNF grammar (start rule root)\n"
+    "      --json-schema FILE  sample only JSON documents this schema validates\n";
+
+bool parse_grammar_option(Args& a, GrammarArgs& g) {
+  return a.option({"--grammar"}, g.gbnf_path) || a.option({"--json-schema"}, g.schema_path);
+}
+
+std::string GrammarArgs::gbnf() const {
+  if (!gbnf_path.empty() && !schema_path.empty()) throw ArgError("give --grammar or --json-schema, not both");
+  const std::string& path = gbnf_path.empty() ? schema_path : gbnf_path;
+  if (path.empty()) return "";
+  const std::string text = read_text_file(path);
+  try {
+    const std::string gbnf = gbnf_path.empty() ? engine::grammar::json_schema_to_gbnf(text) : text;
+    engine::grammar::parse_gbnf(gbnf);  // its errors now, naming the file
+    return gbnf;
+  } catch (const engine::Error& e) {
+    throw engine::Error(path + ": " + e.what());
+  }
 }
 
 }  // namespace tools

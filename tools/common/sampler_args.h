@@ -3,6 +3,8 @@
 // its field is an error naming the option instead of a silent wrap-around.
 #pragma once
 
+#include <string>
+
 #include "engine/runtime/sampler.h"
 #include "tools/common/args.h"
 
@@ -16,5 +18,16 @@ extern const char* const kSamplerUsage;
 // --repeat-last-n. Throws ArgError naming the option for a value that is not
 // a number or does not fit; SamplerParams::validate() checks the rest.
 bool parse_sampler_option(Args& args, engine::SamplerParams& params);
+
+// Structured output: --grammar FILE (GBNF, start rule "root") or
+// --json-schema FILE, at most one.
+extern const char* const kGrammarUsage;
+struct GrammarArgs {
+  std::string gbnf_path, schema_path;
+  // The GBNF to sample under, "" for none: the file's text, or the grammar of
+  // the schema in it. Throws naming the file and the problem.
+  std::string gbnf() const;
+};
+bool parse_grammar_option(Args& args, GrammarArgs& grammar);
 
 }  // namespace tools
