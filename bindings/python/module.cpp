@@ -355,5 +355,13 @@ PYBIND11_MODULE(_engine, m) {
       .def("sample", [](engine::api::Sampler& sampler, PySession& s) { return sampler.sample(s.session); },
            py::arg("session"), "Picks the next token from the session's logits and records it.")
       .def("accept", &engine::api::Sampler::accept, py::arg("token"),
-           "Records a context token (the prompt's) for the repetition penalty.");
+           "Records a context token (the prompt's) for the repetition penalty.")
+      .def("set_grammar", &engine::api::Sampler::set_grammar, py::arg("model"), py::arg("gbnf"),
+           py::arg("root") = "root",
+           "Samples only text of this GBNF grammar over the model's tokens (the reply ends when it is "
+           "complete). A grammar that does not parse raises engine.Error naming the line and column.")
+      .def("set_json_schema", &engine::api::Sampler::set_json_schema, py::arg("model"), py::arg("schema"),
+           "Samples only JSON documents the schema (JSON text) validates; an unsupported keyword raises "
+           "engine.Error naming it.")
+      .def("clear_grammar", &engine::api::Sampler::clear_grammar, "Removes the grammar.");
 }

@@ -258,3 +258,28 @@ def test_load_progress_cancel_and_repack_cache(tmp_path):
         pytest.skip("no kernel of this CPU repacks the model's weights")
     assert first == "written"
     assert engine.Model(MODEL, cache_dir=tmp_path).load_stats["cache"] == "hit"
+
+
+def test_a_json_schema_gives_a_document_it_validates(model):
+    import json
+    schema = {"type": "object", "properties": {"name": {"type": "string", "maxLength": 10},
+                                               "age": {"type": "integer"}}, "required": ["name", "age"]}
+    sampler = engine.Sampler(seed=5)
+    sampler.set_json_schema(model, json.dumps(schema))
+    session = engine.Session(model, n_ctx=256)
+    session.prefill_chat([{"role": "user", "content": "Who is Lily?"}])
+    reply = session.generate(sampler, max_tokens=120)
+    assert reply["reason"] == "end_of_generation", reply
+    doc = json.loads(reply["text"])
+    assert list(doc) == ["name", "age"] and len(doc["name"]) <= 10 and isinstance(doc["age"], int), doc
+
+    sampler.set_grammar(model, 'root ::= " " ("yes" | "no") "."')
+    session = engine.Session(model, n_ctx=256)
+    session.prefill(model.tokenize("Is the cat happy? Answer:", True))
+    assert session.generate(sampler, max_tokens=20)["text"] in (" yes.", " no.")
+
+    with pytest.raises(engine.EngineError, match="line 1, column 14: rule 'value' is used but not defined"):
+        sampler.set_grammar(model, 'root ::= "{" value')
+    with pytest.raises(engine.EngineError, match="the keyword 'pattern' is not supported"):
+        sampler.set_json_schema(model, '{"type": "string", "pattern": "a+"}')
+    sampler.clear_grammar()

@@ -44,4 +44,14 @@ JNIEXPORT void JNICALL Java_dev_engine_Native_samplerAccept(JNIEnv* env, jclass,
   check(env, engine_sampler_accept(from<engine_sampler>(sampler), token));
 }
 
+JNIEXPORT void JNICALL Java_dev_engine_Native_samplerSetGrammar(JNIEnv* env, jclass, jlong sampler, jlong model,
+                                                                jbyteArray text, jbyteArray root, jboolean json_schema) {
+  Text t, r;
+  if (!read_text(env, text, t) || !read_text(env, root, r)) return;
+  auto* s = from<engine_sampler>(sampler);
+  auto* m = from<engine_model>(model);
+  check(env, json_schema ? engine_sampler_set_json_schema(s, m, t.c_str())
+                         : engine_sampler_set_grammar(s, m, t.c_str(), r.c_str()));
+}
+
 }  // extern "C"

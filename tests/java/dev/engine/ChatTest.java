@@ -129,4 +129,22 @@ class ChatTest extends WithModel {
     closed.close();
     assertThrows(IllegalStateException.class, () -> closed.say("Hi"));
   }
+
+  @Test
+  void aGrammarOrAJsonSchemaShapesTheReply() {
+    try (Chat chat = new Chat(model, null, new ChatOptions(), new Session.Params().nCtx(1024),
+        new Sampler.Params().seed(3)).maxTokens(120)) {
+      chat.sampler().setJsonSchema(model,
+          "{\"type\": \"object\", \"properties\": {\"name\": {\"type\": \"string\", \"maxLength\": 10}, "
+              + "\"age\": {\"type\": \"integer\"}}, \"required\": [\"name\", \"age\"]}");
+      Reply r = chat.say("Who is Lily?");
+      assertTrue(r.text.matches("\\{\\s*\"name\"\\s*:\\s*\"[^\"]{0,10}\"\\s*,\\s*\"age\"\\s*:\\s*-?[0-9]+\\s*\\}\\s*"), r.text);
+      chat.sampler().setGrammar(model, "root ::= \" \" (\"yes\" | \"no\") \".\"");
+      Reply yesNo = chat.say("Is she happy?");
+      assertTrue(yesNo.text.equals(" yes.") || yesNo.text.equals(" no."), yesNo.text);
+      EngineException e = assertThrows(EngineException.class, () -> chat.sampler().setGrammar(model, "root ::= x"));
+      assertTrue(e.getMessage().contains("line 1, column 10: rule 'x' is used but not defined"), e.getMessage());
+      chat.sampler().clearGrammar();
+    }
+  }
 }

@@ -111,6 +111,11 @@ public final class Chat implements AutoCloseable {
     return session;
   }
 
+  /** The chat's sampler (a grammar or JSON Schema for its replies). */
+  public Sampler sampler() {
+    return sampler;
+  }
+
   /** Forgets the conversation but the system prompt (whose KV stays for the next turn). */
   public void reset() {
     List<Message> kept = new ArrayList<Message>();

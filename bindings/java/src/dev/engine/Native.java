@@ -142,4 +142,6 @@ final class Native {
   static native void samplerFree(long sampler);
   static native int sample(long sampler, long session);
   static native void samplerAccept(long sampler, int token);
+  /** engine_sampler_set_grammar (root may be null), or with jsonSchema engine_sampler_set_json_schema; text null removes. */
+  static native void samplerSetGrammar(long sampler, long model, byte[] text, byte[] root, boolean jsonSchema);
 }

@@ -99,4 +99,50 @@ public final class Sampler extends NativeHandle {
       release();
     }
   }
+
+  /**
+   * Samples only text of this GBNF grammar (start rule "root") over the model's tokens; each reply ends when it is
+   * complete (engine_sampler_set_grammar). A grammar that does not parse throws EngineException naming the line
+   * and column.
+   */
+  public void setGrammar(Model model, String gbnf) {
+    setGrammar(model, gbnf, "root");
+  }
+
+  public void setGrammar(Model model, String gbnf, String root) {
+    withModel(model, (h, m) -> Native.samplerSetGrammar(h, m, Native.utf8(gbnf), Native.utf8(root), false));
+  }
+
+  /** Samples only JSON documents the schema (JSON text) validates (engine_sampler_set_json_schema). */
+  public void setJsonSchema(Model model, String schema) {
+    withModel(model, (h, m) -> Native.samplerSetGrammar(h, m, Native.utf8(schema), null, true));
+  }
+
+  /** Removes the grammar. */
+  public void clearGrammar() {
+    long h = acquire();
+    try {
+      Native.samplerSetGrammar(h, 0, null, null, false);
+    } finally {
+      release();
+    }
+  }
+
+  private interface WithHandles {
+    void run(long sampler, long model);
+  }
+
+  private void withModel(Model model, WithHandles body) {
+    long h = acquire();
+    try {
+      long m = model.acquire();
+      try {
+        body.run(h, m);
+      } finally {
+        model.release();
+      }
+    } finally {
+      release();
+    }
+  }
 }
