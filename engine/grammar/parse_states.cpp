@@ -19,6 +19,13 @@ ParseStates::ParseStates(Grammar g) : g_(std::move(g)) {
 // repetition, x* being R ::= x R |, loops in a stack of constant height and
 // its states repeat.
 void ParseStates::expand(Stack stack, std::vector<Stack>& out) const {
+  // Copies are removed later (intern); nested rules that match nothing in
+  // many ways can make many before that.
+  if (out.size() >= 4 * kMaxStacks) {
+    throw GrammarError("a code point leads to more than " + std::to_string(4 * kMaxStacks) +
+                           " ways through the grammar (nested rules that can match nothing)",
+                       0, 0);
+  }
   while (true) {
     if (stack.empty()) {
       out.push_back(std::move(stack));
@@ -50,6 +57,11 @@ void ParseStates::expand(Stack stack, std::vector<Stack>& out) const {
 uint32_t ParseStates::intern(std::vector<Stack> stacks) {
   std::sort(stacks.begin(), stacks.end());
   stacks.erase(std::unique(stacks.begin(), stacks.end()), stacks.end());
+  if (stacks.size() > kMaxStacks) {
+    throw GrammarError("the text reached more than " + std::to_string(kMaxStacks) +
+                           " parse stacks at once (a highly ambiguous grammar)",
+                       0, 0);
+  }
   std::string key;
   for (const Stack& s : stacks) {
     for (const Pos& p : s) key.append(reinterpret_cast<const char*>(&p), sizeof p);

@@ -75,9 +75,12 @@ class ParseStates {
   size_t n_sets() const { return sets_.size(); }
 
   // A grammar that keeps reaching new stack sets (counting with a huge
-  // repetition, say) is stopped here with a GrammarError rather than taking
-  // all memory.
+  // repetition, say) is stopped with a GrammarError rather than taking all
+  // memory and time.
   static constexpr size_t kMaxSets = size_t{1} << 20;
+  // Nor may one point of a text hold more parse stacks than this: an
+  // ambiguous grammar can double them at every code point.
+  static constexpr size_t kMaxStacks = 4096;
 
  private:
   static constexpr uint32_t kUnknown = 0xFFFFFFFFu;

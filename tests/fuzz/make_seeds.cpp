@@ -135,6 +135,17 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < small_templates.size(); ++i)
     write(out / "chat_template", "small-" + std::to_string(i),
           std::vector<uint8_t>(small_templates[i].begin(), small_templates[i].end()));
+  // Grammars: GBNF (mode byte 0) and JSON Schemas (1), each with a text that
+  // follows it a while.
+  const std::vector<std::string_view> grammars = {
+      "\0root ::= \"{\" ws (pair (\",\" ws pair)*)? \"}\"\npair ::= [a-z]+ \":\" ws [0-9]{1,3}\nws ::= [ \\t\\n]*\0{a: 1, bc:22}"sv,
+      "\0root ::= (\"\\u00e9\" | [^a-z\\x00-\\x1F] | \"x\"{2,4})+ .?\0\xC3\xA9" "Axxx\xE4\xB8\xAD"sv,
+      "\0root ::= item (\",\" item)*\nitem ::= [0-9]+ | \"(\" root \")\"\0(1,(2,3)),4"sv,
+      "\x01{\"type\": \"object\", \"properties\": {\"name\": {\"type\": \"string\", \"maxLength\": 5}, \"n\": {\"type\": [\"integer\", \"null\"]}}, \"required\": [\"name\"]}\0{\"name\": \"ab\", \"n\": null}"sv,
+      "\x01{\"$defs\": {\"t\": {\"type\": \"array\", \"items\": {\"anyOf\": [{\"$ref\": \"#/$defs/t\"}, {\"enum\": [1, \"x\"]}]}}}, \"$ref\": \"#/$defs/t\"}\0[[1, \"x\"], []]"sv,
+  };
+  for (size_t i = 0; i < grammars.size(); ++i)
+    write(out / "grammar", "grammar-" + std::to_string(i), std::vector<uint8_t>(grammars[i].begin(), grammars[i].end()));
   // Saved sessions: real files of the session target's model, of both KV
   // types, empty, short and near a full context.
   for (const uint32_t n : {0u, 1u, 5u, 12u}) {

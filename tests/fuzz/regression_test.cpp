@@ -28,7 +28,7 @@ const std::map<std::string, Target>& targets() {
       {"gguf_reader", engine_fuzz::gguf_reader},         {"model_loader", engine_fuzz::model_loader},
       {"tokenizer_spm", engine_fuzz::tokenizer_spm},     {"tokenizer_bpe", engine_fuzz::tokenizer_bpe},
       {"sampler_params", engine_fuzz::sampler_params},   {"chat_template", engine_fuzz::chat_template},
-      {"session_file", engine_fuzz::session_file},
+      {"session_file", engine_fuzz::session_file},       {"grammar", engine_fuzz::grammar},
   };
   return t;
 }
@@ -70,7 +70,7 @@ TEST_P(FuzzRegressions, ReplayWithoutCrashing) {
 
 INSTANTIATE_TEST_SUITE_P(Targets, FuzzRegressions,
                          ::testing::Values("gguf_reader", "model_loader", "tokenizer_spm", "tokenizer_bpe",
-                                           "sampler_params", "session_file"),
+                                           "sampler_params", "session_file", "grammar"),
                          [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
 
 // The session target's seeds are real saved sessions that load; the same

@@ -32,6 +32,10 @@ int sampler_params(const uint8_t* data, size_t size);
 // The chat-template renderer on arbitrary template text (and, after a NUL,
 // conversation JSON): output or its own Error, nothing else.
 int chat_template(const uint8_t* data, size_t size);
+// A GBNF grammar or JSON Schema from the input, then text matched by the
+// engine's grammar matcher and the tests' plain one (they must agree) and the
+// token mask over a small vocabulary (it must equal the matcher's verdicts).
+int grammar(const uint8_t* data, size_t size);
 // A saved session's bytes (after a mode byte: bit 0 makes the checksum right
 // again, bit 1 an f32 KV cache, bit 2 a session with a history of its own)
 // loaded into a session of a small synthesized model.
