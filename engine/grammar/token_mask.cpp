@@ -67,8 +67,18 @@ size_t TokenTrie::allowed(const GrammarMatcher& matcher, TokenBits& allowed) con
     for (uint32_t t = 1; t < tokens; ++t) marks[static_cast<size_t>(ids_[node.token_begin + t])] = 1;
     i = taken ? i + 1 : node.end;
   }
+  // Packed 8 marks at a time: the bytes (0 or 1) of a little-endian word,
+  // times this constant, gather in its top byte as bits 0-7. A shift per
+  // token took 0.1 ms of every mask on 151,936 tokens (grammar_bench).
+  constexpr uint64_t kGather = 0x0102040810204080ull;
   allowed.assign(n_tokens_ / 64 + 1, 0);
-  for (size_t id = 0; id < n_tokens_; ++id) allowed[id / 64] |= uint64_t{marks[id]} << (id % 64);
+  marks[n_tokens_] = 0;
+  marks.resize((n_tokens_ + 8) / 8 * 8, 0);
+  for (size_t id = 0; id < marks.size(); id += 8) {
+    uint64_t word = 0;
+    for (size_t j = 0; j < 8; ++j) word |= uint64_t{marks[id + j]} << (8 * j);  // a little-endian load
+    allowed[id / 64] |= ((word * kGather) >> 56) << (id % 64);
+  }
   return n;
 }
 
