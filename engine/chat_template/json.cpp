@@ -18,6 +18,11 @@ class Reader {
     if (i_ != s_.size()) error("trailing characters");
     return v;
   }
+  Value prefix(size_t& end) {
+    Value v = value(0);
+    end = i_;
+    return v;
+  }
 
  private:
   [[noreturn]] void error(const std::string& what) const {
@@ -250,6 +255,8 @@ void write(std::string& out, const Value& v, const JsonStyle& style, int level) 
 }  // namespace
 
 Value parse_json(std::string_view text) { return Reader(text).document(); }
+
+Value parse_json_prefix(std::string_view text, size_t& end) { return Reader(text).prefix(end); }
 
 std::string to_json(const Value& v, const JsonStyle& style) {
   std::string out;

@@ -16,6 +16,10 @@ namespace engine::chat_template {
 // ValueError naming the byte offset on malformed input or nesting deeper
 // than 512 levels.
 Value parse_json(std::string_view text);
+// The JSON value at the start of text (after spaces), with `end` set to the
+// byte after it: what follows is the caller's (a model's reply that goes on
+// after a tool call's JSON).
+Value parse_json_prefix(std::string_view text, size_t& end);
 
 struct JsonStyle {
   std::optional<int> indent;            // None: one line

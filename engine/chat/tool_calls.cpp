@@ -1,0 +1,372 @@
+#include "engine/chat/tool_calls.h"
+
+#include <memory>
+#include <optional>
+
+#include "engine/chat_template/json.h"
+#include "engine/chat_template/value.h"
+#include "engine/support/text.h"
+
+namespace engine::chat {
+namespace {
+
+using chat_template::Value;
+using chat_template::ValueDict;
+
+// A call's name and arguments from a JSON object {"name": ..., <args>: {...}}.
+std::optional<ToolCall> call_from(const Value& v, std::string_view args_key) {
+  if (!v.is_dict()) return std::nullopt;
+  const Value* name = v.dict().find("name");
+  const Value* args = v.dict().find(args_key);
+  if (name == nullptr || !name->is_string()) return std::nullopt;
+  ToolCall call;
+  call.name = name->as_string();
+  call.arguments = args == nullptr ? "{}" : args->is_string() ? args->as_string() : chat_template::to_json(*args);
+  if (const Value* id = v.dict().find("id"); id != nullptr && id->is_string()) call.id = id->as_string();
+  return call;
+}
+
+// The JSON value at the start of s, and the rest; nullopt when it does not parse.
+std::optional<Value> json_prefix(std::string_view s, std::string_view& rest) {
+  try {
+    size_t end = 0;
+    Value v = chat_template::parse_json_prefix(s, end);
+    rest = s.substr(end);
+    return v;
+  } catch (const chat_template::ValueError&) {
+    return std::nullopt;
+  }
+}
+
+// A reader of the argument syntaxes that are not JSON (Gemma 4's, Python's).
+class Cursor {
+ public:
+  explicit Cursor(std::string_view s) : s_(s) {}
+  void space() {
+    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n' || s_[i_] == '\t' || s_[i_] == '\r')) ++i_;
+  }
+  bool eat(std::string_view word) {
+    space();
+    if (s_.substr(i_, word.size()) != word) return false;
+    i_ += word.size();
+    return true;
+  }
+  bool at_end() const { return i_ >= s_.size(); }
+  char peek() const { return i_ < s_.size() ? s_[i_] : '\0'; }
+  // Characters up to (not including) one of `stops`.
+  std::string_view until(std::string_view stops) {
+    const size_t start = i_;
+    while (i_ < s_.size() && stops.find(s_[i_]) == std::string_view::npos) ++i_;
+    return s_.substr(start, i_ - start);
+  }
+  std::string_view take_until(std::string_view marker, bool& found) {
+    const size_t at = s_.find(marker, i_);
+    found = at != std::string_view::npos;
+    const std::string_view out = s_.substr(i_, (found ? at : s_.size()) - i_);
+    i_ = found ? at + marker.size() : s_.size();
+    return out;
+  }
+  size_t pos() const { return i_; }
+  void advance() { ++i_; }
+
+ private:
+  std::string_view s_;
+  size_t i_ = 0;
+};
+
+struct BadSyntax {};
+
+// A bare scalar: a JSON number, true / false / null (or Python's True /
+// False / None), else the text itself.
+Value scalar(std::string_view word) {
+  word = trim_space(word);
+  if (word == "true" || word == "True") return Value(true);
+  if (word == "false" || word == "False") return Value(false);
+  if (word == "null" || word == "None") return Value::none();
+  try {
+    return chat_template::parse_json(word);
+  } catch (const chat_template::ValueError&) {
+    return Value(std::string(word));
+  }
+}
+
+// Gemma 4: {key:value,...}, [value,...], <|"|>text<|"|>, bare scalars.
+Value gemma_value(Cursor& c, int depth) {
+  if (depth > 64) throw BadSyntax{};
+  if (c.eat("<|\"|>")) {
+    bool found = false;
+    const std::string_view text = c.take_until("<|\"|>", found);
+    if (!found) throw BadSyntax{};
+    return Value(std::string(text));
+  }
+  if (c.eat("{")) {
+    auto dict = std::make_shared<ValueDict>();
+    if (c.eat("}")) return Value(dict);
+    do {
+      c.space();
+      const std::string key(trim_space(c.until(":}")));
+      if (!c.eat(":")) throw BadSyntax{};
+      dict->set(key, gemma_value(c, depth + 1));
+    } while (c.eat(","));
+    if (!c.eat("}")) throw BadSyntax{};
+    return Value(dict);
+  }
+  if (c.eat("[")) {
+    chat_template::ValueList items;
+    if (c.eat("]")) return Value(items);
+    do {
+      items.push_back(gemma_value(c, depth + 1));
+    } while (c.eat(","));
+    if (!c.eat("]")) throw BadSyntax{};
+    return Value(std::move(items));
+  }
+  c.space();
+  const std::string_view word = c.until(",}]");
+  if (trim_space(word).empty()) throw BadSyntax{};
+  return scalar(word);
+}
+
+// Python literals: 'text' or "text" (backslash escapes), numbers,
+// True / False / None, [...], {key: value}.
+Value python_value(Cursor& c, int depth) {
+  if (depth > 64) throw BadSyntax{};
+  c.space();
+  const char q = c.peek();
+  if (q == '\'' || q == '"') {
+    c.advance();
+    std::string text;
+    while (!c.at_end() && c.peek() != q) {
+      if (c.peek() == '\\') {
+        c.advance();
+        if (c.at_end()) throw BadSyntax{};
+        const char e = c.peek();
+        text += e == 'n' ? '\n' : e == 't' ? '\t' : e;
+      } else {
+        text += c.peek();
+      }
+      c.advance();
+    }
+    if (c.at_end()) throw BadSyntax{};
+    c.advance();
+    return Value(std::move(text));
+  }
+  if (c.eat("[")) {
+    chat_template::ValueList items;
+    if (c.eat("]")) return Value(items);
+    do {
+      items.push_back(python_value(c, depth + 1));
+    } while (c.eat(","));
+    if (!c.eat("]")) throw BadSyntax{};
+    return Value(std::move(items));
+  }
+  if (c.eat("{")) {
+    auto dict = std::make_shared<ValueDict>();
+    if (c.eat("}")) return Value(dict);
+    do {
+      const Value key = python_value(c, depth + 1);
+      if (!key.is_string() || !c.eat(":")) throw BadSyntax{};
+      dict->set(key.as_string(), python_value(c, depth + 1));
+    } while (c.eat(","));
+    if (!c.eat("}")) throw BadSyntax{};
+    return Value(dict);
+  }
+  const std::string_view word = c.until(",)]}");
+  if (trim_space(word).empty()) throw BadSyntax{};
+  return scalar(word);
+}
+
+// The calls between each `open` and `close` marker (no `close`: to the end),
+// each read by `read`; what lies outside them (and any block that does not
+// read) is content.
+template <class Read>
+ParsedReply blocks(std::string_view reply, std::string_view open, std::string_view close, Read&& read) {
+  ParsedReply out;
+  size_t at = 0;
+  while (at < reply.size()) {
+    const size_t start = reply.find(open, at);
+    if (start == std::string_view::npos) break;
+    const size_t inner = start + open.size();
+    size_t end = close.empty() ? std::string_view::npos : reply.find(close, inner);
+    const bool closed = end != std::string_view::npos;
+    if (!closed) end = reply.size();  // a reply cut at max_tokens, or no closing marker at all
+    std::vector<ToolCall> calls;
+    if (read(reply.substr(inner, end - inner), calls)) {
+      out.content += reply.substr(at, start - at);
+      for (ToolCall& c : calls) out.tool_calls.push_back(std::move(c));
+    } else {
+      out.content += reply.substr(at, (closed ? end + close.size() : end) - at);
+    }
+    at = closed ? end + close.size() : end;
+  }
+  if (at < reply.size()) out.content += reply.substr(at);
+  out.content = std::string(trim_space(out.content));
+  return out;
+}
+
+// A JSON object or a list of them, with nothing but space after.
+bool json_calls(std::string_view text, std::string_view args_key, std::vector<ToolCall>& calls) {
+  std::string_view rest;
+  const std::optional<Value> v = json_prefix(text, rest);
+  if (!v || !trim_space(rest).empty()) return false;
+  if (v->is_list()) {
+    for (const Value& item : v->list()) {
+      std::optional<ToolCall> c = call_from(item, args_key);
+      if (!c) return false;
+      calls.push_back(std::move(*c));
+    }
+    return !calls.empty();
+  }
+  std::optional<ToolCall> c = call_from(*v, args_key);
+  if (c) calls.push_back(std::move(*c));
+  return c.has_value();
+}
+
+ParsedReply mistral(std::string_view reply) {
+  constexpr std::string_view kCalls = "[TOOL_CALLS]";
+  ParsedReply out;
+  const size_t first = reply.find(kCalls);
+  if (first == std::string_view::npos) return {std::string(trim_space(reply)), {}};
+  out.content = std::string(trim_space(reply.substr(0, first)));
+  std::string_view rest = reply.substr(first);
+  while (rest.starts_with(kCalls)) {
+    rest.remove_prefix(kCalls.size());
+    std::vector<ToolCall> calls;
+    std::string_view after;
+    if (const std::optional<Value> v = json_prefix(rest, after); v && v->is_list()) {  // [{"name", "arguments", "id"}]
+      for (const Value& item : v->list()) {
+        std::optional<ToolCall> c = call_from(item, "arguments");
+        if (!c) return {std::string(trim_space(reply)), {}};
+        calls.push_back(std::move(*c));
+      }
+    } else {  // name[ARGS]{...}
+      const size_t args = rest.find("[ARGS]");
+      if (args == std::string_view::npos) return {std::string(trim_space(reply)), {}};
+      std::string_view json = rest.substr(args + 6);
+      const std::optional<Value> a = json_prefix(json, after);
+      if (!a || !a->is_dict()) return {std::string(trim_space(reply)), {}};
+      calls.push_back({"", std::string(trim_space(rest.substr(0, args))), chat_template::to_json(*a)});
+    }
+    for (ToolCall& c : calls) out.tool_calls.push_back(std::move(c));
+    rest = trim_space(after);
+  }
+  if (!rest.empty()) out.content += (out.content.empty() ? "" : "\n") + std::string(rest);
+  return out;
+}
+
+bool gemma_calls(std::string_view text, std::vector<ToolCall>& calls) {
+  try {
+    Cursor c(text);
+    if (!c.eat("call:")) return false;
+    const std::string name(trim_space(c.until("{")));
+    const Value args = gemma_value(c, 0);
+    c.space();
+    if (name.empty() || !args.is_dict() || !c.at_end()) return false;
+    calls.push_back({"", name, chat_template::to_json(args)});
+    return true;
+  } catch (const BadSyntax&) {
+    return false;
+  }
+}
+
+bool python_calls(std::string_view text, std::vector<ToolCall>& calls) {
+  try {
+    Cursor c(text);
+    if (!c.eat("[")) return false;
+    do {
+      c.space();
+      const std::string name(trim_space(c.until("(")));
+      if (name.empty() || !c.eat("(")) return false;
+      auto args = std::make_shared<ValueDict>();
+      if (!c.eat(")")) {
+        do {
+          c.space();
+          const std::string key(trim_space(c.until("=")));
+          if (key.empty() || !c.eat("=")) return false;
+          args->set(key, python_value(c, 0));
+        } while (c.eat(","));
+        if (!c.eat(")")) return false;
+      }
+      calls.push_back({"", name, chat_template::to_json(Value(args))});
+    } while (c.eat(","));
+    if (!c.eat("]")) return false;
+    c.space();
+    return c.at_end();
+  } catch (const BadSyntax&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+std::string_view tool_call_format_name(ToolCallFormat f) {
+  switch (f) {
+    case ToolCallFormat::hermes: return "hermes";
+    case ToolCallFormat::list: return "list";
+    case ToolCallFormat::llama3: return "llama3";
+    case ToolCallFormat::mistral: return "mistral";
+    case ToolCallFormat::gemma4: return "gemma4";
+    case ToolCallFormat::pythonic: return "pythonic";
+    case ToolCallFormat::functools: return "functools";
+    case ToolCallFormat::none: break;
+  }
+  return "none";
+}
+
+ToolCallFormat tool_call_format(std::string_view t) {
+  auto has = [&](std::string_view s) { return t.find(s) != std::string_view::npos; };
+  if (has("[TOOL_CALLS]")) return ToolCallFormat::mistral;
+  if (has("<tool_calls>")) return ToolCallFormat::list;
+  if (has("<|tool_call>") && has("call:")) return ToolCallFormat::gemma4;
+  if (has("<|tool_call_start|>")) return ToolCallFormat::pythonic;
+  if (has("functools[")) return ToolCallFormat::functools;
+  // <tool_call> also wraps other formats: GLM's <arg_key> pairs,
+  // Qwen3-Coder's <function=...> and MiniMax's <invoke name=...> elements,
+  // which are not read here.
+  if (has("<tool_call>") && !has("<arg_key>") && !has("<function=") && !has("<invoke name")) {
+    return ToolCallFormat::hermes;
+  }
+  if (has("<|start_header_id|>") && has("\"parameters\": ")) return ToolCallFormat::llama3;
+  return ToolCallFormat::none;
+}
+
+ParsedReply parse_tool_calls(std::string_view reply, ToolCallFormat format) {
+  switch (format) {
+    case ToolCallFormat::hermes:
+      return blocks(reply, "<tool_call>", "</tool_call>",
+                    [](std::string_view s, std::vector<ToolCall>& calls) { return json_calls(s, "arguments", calls); });
+    case ToolCallFormat::list:
+      return blocks(reply, "<tool_calls>", "</tool_calls>",
+                    [](std::string_view s, std::vector<ToolCall>& calls) { return json_calls(s, "arguments", calls); });
+    case ToolCallFormat::llama3: {
+      std::string_view body = trim_space(reply);
+      if (body.starts_with("<|python_tag|>")) body.remove_prefix(14);
+      std::vector<ToolCall> calls;
+      // One call, or several separated by ';' (as Llama 3.2 writes them).
+      size_t at = 0;
+      while (at <= body.size()) {
+        const size_t semi = body.find(';', at);
+        const std::string_view part = body.substr(at, (semi == std::string_view::npos ? body.size() : semi) - at);
+        if (!json_calls(part, "parameters", calls) && !json_calls(part, "arguments", calls)) {
+          return {std::string(trim_space(reply)), {}};
+        }
+        if (semi == std::string_view::npos) break;
+        at = semi + 1;
+      }
+      return {"", std::move(calls)};
+    }
+    case ToolCallFormat::mistral:
+      return mistral(reply);
+    case ToolCallFormat::gemma4:
+      return blocks(reply, "<|tool_call>", "<tool_call|>", gemma_calls);
+    case ToolCallFormat::pythonic:
+      return blocks(reply, "<|tool_call_start|>", "<|tool_call_end|>", python_calls);
+    case ToolCallFormat::functools:
+      return blocks(reply, "functools", "",
+                    [](std::string_view s, std::vector<ToolCall>& calls) { return json_calls(s, "arguments", calls); });
+    case ToolCallFormat::none:
+      break;
+  }
+  return {std::string(reply), {}};
+}
+
+}  // namespace engine::chat

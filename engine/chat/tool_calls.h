@@ -1,0 +1,40 @@
+// A model's reply read back into tool calls, in the format its chat template
+// shows the model (the template renders the calls of earlier turns that way,
+// so the format is read from the template's text):
+//
+//   hermes     <tool_call>{"name": ..., "arguments": {...}}</tool_call>     Qwen 2.5/3, Hermes, Granite 4
+//   list       <tool_calls>[{"name", "arguments", "id"}, ...]</tool_calls>  Apriel, MiniMax-M1
+//   llama3     {"name": ..., "parameters": {...}}, the whole reply           Llama 3.1-3.3
+//   mistral    [TOOL_CALLS][{"name", "arguments", "id"}, ...]                Mistral Nemo (v3)
+//              [TOOL_CALLS]name[ARGS]{...}                                   Devstral, Ministral 3
+//   gemma4     <|tool_call>call:name{key:<|"|>text<|"|>,n:1}<tool_call|>     Gemma 4
+//   pythonic   <|tool_call_start|>[name(key='text', n=1)]<|tool_call_end|>  LFM2 / LFM2.5
+//   functools  functools[{"name": ..., "arguments": {...}}, ...]             Phi-4-mini, FireFunction v2
+//
+// Arguments come back as JSON object text. Text around the calls is the
+// reply's content; a call that does not parse stays in the content, so
+// nothing the model wrote is lost.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/chat/messages.h"
+
+namespace engine::chat {
+
+enum class ToolCallFormat { none, hermes, list, llama3, mistral, gemma4, pythonic, functools };
+
+std::string_view tool_call_format_name(ToolCallFormat f);
+// The format a chat template writes tool calls in, judged by its text; none
+// for a template that shows none.
+ToolCallFormat tool_call_format(std::string_view template_source);
+
+struct ParsedReply {
+  std::string content;
+  std::vector<ToolCall> tool_calls;
+};
+ParsedReply parse_tool_calls(std::string_view reply, ToolCallFormat format);
+
+}  // namespace engine::chat
