@@ -76,6 +76,17 @@ class Cursor {
 
 struct BadSyntax {};
 
+// A list's items after its '[' up to its ']', each read by `item`.
+Value list_rest(Cursor& c, int depth, Value (*item)(Cursor&, int)) {
+  chat_template::ValueList items;
+  if (c.eat("]")) return Value(items);
+  do {
+    items.push_back(item(c, depth + 1));
+  } while (c.eat(","));
+  if (!c.eat("]")) throw BadSyntax{};
+  return Value(std::move(items));
+}
+
 // A bare scalar: a JSON number, true / false / null (or Python's True /
 // False / None), else the text itself.
 Value scalar(std::string_view word) {
@@ -111,15 +122,7 @@ Value gemma_value(Cursor& c, int depth) {
     if (!c.eat("}")) throw BadSyntax{};
     return Value(dict);
   }
-  if (c.eat("[")) {
-    chat_template::ValueList items;
-    if (c.eat("]")) return Value(items);
-    do {
-      items.push_back(gemma_value(c, depth + 1));
-    } while (c.eat(","));
-    if (!c.eat("]")) throw BadSyntax{};
-    return Value(std::move(items));
-  }
+  if (c.eat("[")) return list_rest(c, depth, gemma_value);
   c.space();
   const std::string_view word = c.until(",}]");
   if (trim_space(word).empty()) throw BadSyntax{};
@@ -150,15 +153,7 @@ Value python_value(Cursor& c, int depth) {
     c.advance();
     return Value(std::move(text));
   }
-  if (c.eat("[")) {
-    chat_template::ValueList items;
-    if (c.eat("]")) return Value(items);
-    do {
-      items.push_back(python_value(c, depth + 1));
-    } while (c.eat(","));
-    if (!c.eat("]")) throw BadSyntax{};
-    return Value(std::move(items));
-  }
+  if (c.eat("[")) return list_rest(c, depth, python_value);
   if (c.eat("{")) {
     auto dict = std::make_shared<ValueDict>();
     if (c.eat("}")) return Value(dict);
