@@ -254,7 +254,29 @@ PYBIND11_MODULE(_engine, m) {
           py::arg("messages"), py::arg("template") = "", py::arg("tools") = py::none(),
           py::arg("variables") = py::none(), py::arg("add_generation_prompt") = true,
           "The prompt text of a conversation, rendered by the model's chat template (or a built-in one: "
-          "engine.builtin_chat_templates()).");
+          "engine.builtin_chat_templates()).")
+      .def(
+          "parse_tool_calls",
+          [](const engine::api::Model& model, const std::string& reply, const std::string& format) {
+            const engine::api::ParsedReply p = engine::api::parse_tool_calls(model, reply, format);
+            py::list calls;
+            for (const engine::api::ToolCall& c : p.tool_calls) {
+              py::dict call;
+              call["id"] = c.id;
+              call["name"] = c.name;
+              call["arguments"] = c.arguments;
+              calls.append(call);
+            }
+            py::dict out;
+            out["content"] = p.content;
+            out["tool_calls"] = calls;
+            out["format"] = p.format;
+            return out;
+          },
+          py::arg("reply"), py::arg("format") = "",
+          "A reply read back into {'content', 'tool_calls': [{'id', 'name', 'arguments'}], 'format'}, in the "
+          "format the model's chat template shows (or the one named: hermes, list, llama3, mistral, gemma4, "
+          "pythonic, functools, none). arguments is a JSON object's text.");
   m.def("builtin_chat_templates", &engine::api::builtin_chat_templates);
 
   py::class_<PySession>(m, "Session")

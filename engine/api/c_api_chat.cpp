@@ -2,12 +2,14 @@
 // engine::chat::Message, and the turn of engine/chat/turn.h on a claimed
 // session. Template errors (engine::chat_template::Error) are
 // ENGINE_ERR_TEMPLATE with the template's own message.
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "engine/api/c_api_objects.h"
 #include "engine/api/engine.h"
 #include "engine/chat/builtin_templates.h"
+#include "engine/chat/tool_calls.h"
 #include "engine/chat/turn.h"
 #include "engine/chat_template/error.h"
 
@@ -70,6 +72,18 @@ engine_chat_stop_reason to_c(engine::chat::StopReason r) {
   }
   return ENGINE_CHAT_END_OF_GENERATION;
 }
+
+}  // namespace
+
+namespace {
+
+// What engine_chat_parse_tool_calls hands out: the C view and the strings it
+// points into (engine_chat_parsed::internal points back here).
+struct ParsedObject {
+  engine_chat_parsed view{};
+  engine::chat::ParsedReply reply;
+  std::vector<engine_chat_tool_call> calls;
+};
 
 }  // namespace
 
@@ -159,6 +173,48 @@ engine_status engine_chat_generate(engine_session* session, engine_sampler* samp
   s->published();
   if (result != nullptr) *result = engine_chat_result{out.n_tokens, to_c(out.reason)};
   return status;
+}
+
+engine_status engine_chat_parse_tool_calls(const engine_model* m, const char* format, const char* reply,
+                                           engine_chat_parsed** out) {
+  if (out == nullptr) return fail(ENGINE_ERR_INVALID_ARGUMENT, "engine_chat_parse_tool_calls: out is null");
+  *out = nullptr;
+  const ModelClaim model(m);
+  if (model.status() != Status::ok) return refused(model.status(), "engine_chat_parse_tool_calls", "model");
+  if (reply == nullptr) return fail(ENGINE_ERR_INVALID_ARGUMENT, "engine_chat_parse_tool_calls: reply is null");
+  return chat_guarded("engine_chat_parse_tool_calls", [&] {
+    using engine::chat::ToolCallFormat;
+    ToolCallFormat f = ToolCallFormat::none;
+    if (format == nullptr) {
+      f = engine::chat::tool_call_format(engine::chat::template_source(model->model->file(), "", ""));
+    } else {
+      bool known = false;
+      for (const ToolCallFormat g : {ToolCallFormat::none, ToolCallFormat::hermes, ToolCallFormat::list,
+                                     ToolCallFormat::llama3, ToolCallFormat::mistral, ToolCallFormat::gemma4,
+                                     ToolCallFormat::pythonic, ToolCallFormat::functools}) {
+        if (engine::chat::tool_call_format_name(g) == format) {
+          f = g;
+          known = true;
+        }
+      }
+      if (!known) throw engine::Error(std::string("unknown tool-call format '") + format + "'");
+    }
+    auto p = std::make_unique<ParsedObject>();
+    p->reply = engine::chat::parse_tool_calls(reply, f);
+    for (const engine::chat::ToolCall& c : p->reply.tool_calls) {
+      p->calls.push_back({c.id.empty() ? nullptr : c.id.c_str(), c.name.c_str(), c.arguments.c_str()});
+    }
+    p->view = {p->reply.content.c_str(), p->calls.data(), p->calls.size(),
+               engine::chat::tool_call_format_name(f).data(), nullptr};  // the names are literals: NUL-terminated
+    p->view.internal = p.get();
+    *out = &p.release()->view;
+    return ENGINE_OK;
+  });
+}
+
+void engine_chat_parsed_free(engine_chat_parsed* parsed) {
+  if (parsed == nullptr) return;
+  delete static_cast<ParsedObject*>(parsed->internal);
 }
 
 }  // extern "C"

@@ -478,6 +478,25 @@ engine_chat_generate_params engine_chat_default_generate_params(void);
 engine_status engine_chat_generate(engine_session* session, engine_sampler* sampler,
                                    const engine_chat_generate_params* params, engine_chat_result* result);
 
+/* A reply read back into its tool calls, in the format the model's chat
+ * template shows ("hermes" <tool_call>{...}</tool_call> for Qwen, Hermes,
+ * Granite; "list" <tool_calls>[...]</tool_calls>; "llama3" {"name",
+ * "parameters"}; "mistral" [TOOL_CALLS]; "gemma4" <|tool_call>call:...;
+ * "pythonic" LFM2's [f(k='v')]; "functools" functools[...]) or the one named
+ * by `format` (NULL: the model's). The text around the calls is the content;
+ * a call that does not parse stays in it. Free with engine_chat_parsed_free;
+ * the strings live until then. */
+typedef struct engine_chat_parsed {
+  const char* content;
+  const engine_chat_tool_call* tool_calls; /* arguments: a JSON object's text */
+  size_t n_tool_calls;
+  const char* format; /* the format read, "none" when the template shows none */
+  void* internal;     /* the engine's */
+} engine_chat_parsed;
+engine_status engine_chat_parse_tool_calls(const engine_model* model, const char* format, const char* reply,
+                                           engine_chat_parsed** out);
+void engine_chat_parsed_free(engine_chat_parsed* parsed);
+
 #ifdef __cplusplus
 }
 #endif

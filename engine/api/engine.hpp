@@ -310,6 +310,25 @@ class Sampler {
   Owned<engine_sampler, engine_sampler_free> h_;
 };
 
+// A reply read back into its tool calls (engine_chat_parse_tool_calls), in
+// the model's template's format or the one named ("hermes", "llama3", ...).
+struct ParsedReply {
+  std::string content;
+  std::vector<ToolCall> tool_calls;
+  std::string format;  // the format read
+};
+inline ParsedReply parse_tool_calls(const Model& model, const std::string& reply, const std::string& format = "") {
+  engine_chat_parsed* p = nullptr;
+  check(engine_chat_parse_tool_calls(model.get(), format.empty() ? nullptr : format.c_str(), reply.c_str(), &p));
+  ParsedReply out{p->content, {}, p->format};
+  for (size_t i = 0; i < p->n_tool_calls; ++i) {
+    const engine_chat_tool_call& c = p->tool_calls[i];
+    out.tool_calls.push_back({c.id != nullptr ? c.id : "", c.name, c.arguments});
+  }
+  engine_chat_parsed_free(p);
+  return out;
+}
+
 // Generates a reply after a prefill (engine_chat_generate), streaming its
 // pieces to on_text. An exception thrown by on_text stops the reply and is
 // rethrown here; an engine error throws Error.

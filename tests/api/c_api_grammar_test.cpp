@@ -4,7 +4,7 @@
 // the end-of-generation token; engine_sample advances the grammar and
 // engine_sampler_accept (prompt tokens) does not; a grammar that does not
 // parse is refused with its line and column and the sampler keeps its own;
-// NULL removes it.
+// NULL removes it. And a reply's tool calls read back (engine_chat_parse_tool_calls).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -136,6 +136,41 @@ TEST(Grammar, AJsonSchemaGivesDocumentsItValidates) {
             ENGINE_ERR_INVALID_ARGUMENT);
   EXPECT_STREQ(engine_last_error(),
                "engine_sampler_set_json_schema: json schema: the keyword 'format' is not supported at '/'");
+}
+
+TEST(ToolCalls, ARepliesCallsComeBackThroughTheCApi) {
+  const std::string reply = "Checking.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n"
+                            "</tool_call>";
+  engine_chat_parsed* p = nullptr;
+  ASSERT_EQ(engine_chat_parse_tool_calls(model().get(), "hermes", reply.c_str(), &p), ENGINE_OK) << engine_last_error();
+  EXPECT_STREQ(p->content, "Checking.");
+  EXPECT_STREQ(p->format, "hermes");
+  ASSERT_EQ(p->n_tool_calls, 1u);
+  EXPECT_EQ(p->tool_calls[0].id, nullptr);
+  EXPECT_STREQ(p->tool_calls[0].name, "get_weather");
+  EXPECT_STREQ(p->tool_calls[0].arguments, "{\"city\": \"Paris\"}");
+  engine_chat_parsed_free(p);
+
+  // stories260K has no template: the built-in ChatML stands in, which writes
+  // calls as <tool_call> blocks.
+  const engine::api::ParsedReply own = engine::api::parse_tool_calls(model(), reply);
+  EXPECT_EQ(own.format, "hermes");
+  EXPECT_EQ(own.content, "Checking.");
+  ASSERT_EQ(own.tool_calls.size(), 1u);
+  EXPECT_EQ(own.tool_calls[0].name, "get_weather");
+  const engine::api::ParsedReply none = engine::api::parse_tool_calls(model(), reply, "none");
+  EXPECT_EQ(none.content, reply);
+  EXPECT_TRUE(none.tool_calls.empty());
+  const engine::api::ParsedReply mistral =
+      engine::api::parse_tool_calls(model(), "[TOOL_CALLS]get_weather[ARGS]{\"city\": \"Oslo\"}", "mistral");
+  ASSERT_EQ(mistral.tool_calls.size(), 1u);
+  EXPECT_EQ(mistral.tool_calls[0].arguments, "{\"city\": \"Oslo\"}");
+
+  EXPECT_EQ(engine_chat_parse_tool_calls(model().get(), "xml", reply.c_str(), &p), ENGINE_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(p, nullptr);
+  EXPECT_STREQ(engine_last_error(), "engine_chat_parse_tool_calls: unknown tool-call format 'xml'");
+  EXPECT_EQ(engine_chat_parse_tool_calls(model().get(), nullptr, nullptr, &p), ENGINE_ERR_INVALID_ARGUMENT);
+  engine_chat_parsed_free(nullptr);  // nothing to free: fine
 }
 
 }  // namespace

@@ -283,3 +283,14 @@ def test_a_json_schema_gives_a_document_it_validates(model):
     with pytest.raises(engine.EngineError, match="the keyword 'pattern' is not supported"):
         sampler.set_json_schema(model, '{"type": "string", "pattern": "a+"}')
     sampler.clear_grammar()
+
+
+def test_a_replys_tool_calls_come_back(model):
+    import json
+    reply = 'Checking.\n<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris"}}\n</tool_call>'
+    parsed = model.parse_tool_calls(reply)  # the built-in ChatML's format: <tool_call> blocks
+    assert parsed["format"] == "hermes" and parsed["content"] == "Checking."
+    assert [(c["name"], json.loads(c["arguments"])) for c in parsed["tool_calls"]] == [("get_weather", {"city": "Paris"})]
+    assert model.parse_tool_calls("[TOOL_CALLS]f[ARGS]{}", format="mistral")["tool_calls"][0]["name"] == "f"
+    with pytest.raises(engine.EngineError, match="unknown tool-call format 'xml'"):
+        model.parse_tool_calls(reply, format="xml")
