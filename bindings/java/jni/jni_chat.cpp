@@ -149,4 +149,26 @@ JNIEXPORT jintArray JNICALL Java_dev_engine_Native_generate(JNIEnv* env, jclass,
   return new_ints(env, out, 2);
 }
 
+JNIEXPORT jobjectArray JNICALL Java_dev_engine_Native_parseToolCalls(JNIEnv* env, jclass, jlong model,
+                                                                     jbyteArray format, jbyteArray reply) {
+  Text f, r;
+  if (!read_text(env, format, f) || !read_text(env, reply, r)) return nullptr;
+  engine_chat_parsed* p = nullptr;
+  if (!check(env, engine_chat_parse_tool_calls(from<engine_model>(model), f.c_str(), r.c_str(), &p))) return nullptr;
+  std::vector<std::string> fields = {p->format, p->content};
+  for (size_t i = 0; i < p->n_tool_calls; ++i) {
+    const engine_chat_tool_call& c = p->tool_calls[i];
+    fields.insert(fields.end(), {c.id != nullptr ? c.id : "", c.name, c.arguments});
+  }
+  engine_chat_parsed_free(p);
+  jobjectArray out = env->NewObjectArray(static_cast<jsize>(fields.size()), env->FindClass("[B"), nullptr);
+  for (size_t i = 0; out != nullptr && i < fields.size(); ++i) {
+    jbyteArray b = new_bytes(env, fields[i].data(), fields[i].size());
+    if (b == nullptr) return nullptr;
+    env->SetObjectArrayElement(out, static_cast<jsize>(i), b);
+    env->DeleteLocalRef(b);
+  }
+  return out;
+}
+
 }  // extern "C"

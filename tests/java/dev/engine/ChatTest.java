@@ -147,4 +147,17 @@ class ChatTest extends WithModel {
       chat.sampler().clearGrammar();
     }
   }
+
+  @Test
+  void aRepliesToolCallsComeBack() {
+    ParsedReply p = model.parseToolCalls(
+        "Checking.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>");
+    assertEquals("hermes", p.format);  // the built-in ChatML's: stories260K has no template
+    assertEquals("Checking.", p.content);
+    assertEquals(1, p.toolCalls.size());
+    assertEquals("get_weather", p.toolCalls.get(0).name);
+    assertEquals("{\"city\": \"Paris\"}", p.toolCalls.get(0).arguments);
+    assertEquals("f", model.parseToolCalls("[TOOL_CALLS]f[ARGS]{}", "mistral").toolCalls.get(0).name);
+    assertThrows(EngineException.class, () -> model.parseToolCalls("x", "xml"));
+  }
 }

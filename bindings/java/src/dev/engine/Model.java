@@ -98,6 +98,30 @@ public final class Model extends NativeHandle {
     }
   }
 
+  /**
+   * A reply read back into its tool calls, in the format the model's chat template shows
+   * (engine_chat_parse_tool_calls); the text around them is the content.
+   */
+  public ParsedReply parseToolCalls(String reply) {
+    return parseToolCalls(reply, null);
+  }
+
+  /** The same in a named format: hermes, list, llama3, mistral, gemma4, pythonic, functools or none. */
+  public ParsedReply parseToolCalls(String reply, String format) {
+    long h = acquire();
+    try {
+      byte[][] f = Native.parseToolCalls(h, format == null ? null : Native.utf8(format), Native.utf8(reply));
+      java.util.List<Message.ToolCall> calls = new java.util.ArrayList<Message.ToolCall>();
+      for (int i = 2; i + 2 < f.length; i += 3) {
+        String id = Native.text(f[i]);
+        calls.add(new Message.ToolCall(id.isEmpty() ? null : id, Native.text(f[i + 1]), Native.text(f[i + 2])));
+      }
+      return new ParsedReply(Native.text(f[1]), calls, Native.text(f[0]));
+    } finally {
+      release();
+    }
+  }
+
   /** One token's bytes: a piece of UTF-8 that may end inside a character. */
   public byte[] tokenBytes(int token) {
     long h = acquire();

@@ -105,6 +105,8 @@ final class Native {
   static native int[] tokenize(long model, byte[] text, boolean addBos, boolean parseSpecial);
   static native byte[] tokenBytes(long model, int token);
   static native byte[] detokenize(long model, int[] tokens);
+  /** engine_chat_parse_tool_calls (format null: the model's): format, content, then id, name, arguments per call. */
+  static native byte[][] parseToolCalls(long model, byte[] format, byte[] reply);
   static native byte[] renderChat(long model, byte[][] fields, int[] callCounts, byte[][] calls, byte[][] options,
       boolean addGenerationPrompt);
   static native String[] builtinChatTemplates();
