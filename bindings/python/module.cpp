@@ -385,5 +385,10 @@ PYBIND11_MODULE(_engine, m) {
       .def("set_json_schema", &engine::api::Sampler::set_json_schema, py::arg("model"), py::arg("schema"),
            "Samples only JSON documents the schema (JSON text) validates; an unsupported keyword raises "
            "engine.Error naming it.")
+      .def("set_tool_grammar", &engine::api::Sampler::set_tool_grammar, py::arg("model"), py::arg("tools"),
+           py::arg("format") = "",
+           "The reply must be one call of one of the tools (a JSON array of OpenAI function tools), in the "
+           "model's template's tool-call format or the one named, arguments valid under the tool's schema; "
+           "Model.parse_tool_calls reads it back.")
       .def("clear_grammar", &engine::api::Sampler::clear_grammar, "Removes the grammar.");
 }

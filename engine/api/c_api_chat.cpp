@@ -75,6 +75,15 @@ engine_chat_stop_reason to_c(engine::chat::StopReason r) {
 
 }  // namespace
 
+namespace engine::api_detail {
+
+engine::chat::ToolCallFormat model_tool_call_format(const ModelObject& model, const char* format) {
+  if (format != nullptr) return engine::chat::tool_call_format_named(format);
+  return engine::chat::tool_call_format(engine::chat::template_source(model.model->file(), "", ""));
+}
+
+}  // namespace engine::api_detail
+
 namespace {
 
 // What engine_chat_parse_tool_calls hands out: the C view and the strings it
@@ -183,22 +192,7 @@ engine_status engine_chat_parse_tool_calls(const engine_model* m, const char* fo
   if (model.status() != Status::ok) return refused(model.status(), "engine_chat_parse_tool_calls", "model");
   if (reply == nullptr) return fail(ENGINE_ERR_INVALID_ARGUMENT, "engine_chat_parse_tool_calls: reply is null");
   return chat_guarded("engine_chat_parse_tool_calls", [&] {
-    using engine::chat::ToolCallFormat;
-    ToolCallFormat f = ToolCallFormat::none;
-    if (format == nullptr) {
-      f = engine::chat::tool_call_format(engine::chat::template_source(model->model->file(), "", ""));
-    } else {
-      bool known = false;
-      for (const ToolCallFormat g : {ToolCallFormat::none, ToolCallFormat::hermes, ToolCallFormat::list,
-                                     ToolCallFormat::llama3, ToolCallFormat::mistral, ToolCallFormat::gemma4,
-                                     ToolCallFormat::pythonic, ToolCallFormat::functools}) {
-        if (engine::chat::tool_call_format_name(g) == format) {
-          f = g;
-          known = true;
-        }
-      }
-      if (!known) throw engine::Error(std::string("unknown tool-call format '") + format + "'");
-    }
+    const engine::chat::ToolCallFormat f = model_tool_call_format(*model, format);
     auto p = std::make_unique<ParsedObject>();
     p->reply = engine::chat::parse_tool_calls(reply, f);
     for (const engine::chat::ToolCall& c : p->reply.tool_calls) {

@@ -7,6 +7,7 @@
 #include "engine/api/c_api_objects.h"
 #include "engine/api/engine.h"
 #include "engine/grammar/gbnf.h"
+#include "engine/chat/tool_calls.h"
 #include "engine/grammar/json_schema.h"
 #include "engine/grammar/token_constraint.h"
 
@@ -46,6 +47,16 @@ engine_status engine_sampler_set_grammar(engine_sampler* sampler, const engine_m
 engine_status engine_sampler_set_json_schema(engine_sampler* sampler, const engine_model* model, const char* schema) {
   return set_grammar("engine_sampler_set_json_schema", sampler, model, schema,
                      [&] { return engine::grammar::parse_gbnf(engine::grammar::json_schema_to_gbnf(schema)); });
+}
+
+engine_status engine_sampler_set_tool_grammar(engine_sampler* sampler, const engine_model* model, const char* tools,
+                                              const char* format) {
+  const ModelClaim m(model);  // for the template's format; set_grammar claims it again for the vocabulary
+  if (m.status() != Status::ok && tools != nullptr) return refused(m.status(), "engine_sampler_set_tool_grammar", "model");
+  return set_grammar("engine_sampler_set_tool_grammar", sampler, model, tools, [&] {
+    const std::string gbnf = engine::chat::tool_call_gbnf(tools, model_tool_call_format(*m, format));
+    return engine::grammar::parse_gbnf(gbnf);
+  });
 }
 
 engine_status engine_sampler_reset_grammar(engine_sampler* sampler_handle) {

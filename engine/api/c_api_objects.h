@@ -14,6 +14,7 @@
 #include "engine/api/engine.h"
 #include "engine/api/handle_table.h"
 #include "engine/api/last_error.h"
+#include "engine/chat/tool_calls.h"
 #include "engine/grammar/token_constraint.h"
 #include "engine/model/model.h"
 #include "engine/runtime/sampler.h"
@@ -59,6 +60,10 @@ struct SessionObject {
 struct SamplerObject {
   std::unique_ptr<engine::Sampler> sampler;
 };
+
+// The tool-call format named (engine::Error for an unknown name), or (NULL)
+// the one the model's chat template shows (c_api_chat.cpp).
+engine::chat::ToolCallFormat model_tool_call_format(const ModelObject& model, const char* format);
 
 using ModelClaim = Claim<ModelObject, Kind::model, Access::shared>;
 using SessionClaim = Claim<SessionObject, Kind::session, Access::exclusive>;

@@ -375,6 +375,15 @@ engine_status engine_sampler_set_grammar(engine_sampler* sampler, const engine_m
  * are ignored; any other keyword is ENGINE_ERR_INVALID_ARGUMENT naming it and
  * its place in the schema. schema NULL removes the grammar. */
 engine_status engine_sampler_set_json_schema(engine_sampler* sampler, const engine_model* model, const char* schema);
+/* A grammar for a reply that must call a tool: one call of one of `tools`
+ * (a JSON array of OpenAI function tools), in the tool-call format of the
+ * model's template (format NULL) or the one named (engine_chat_parse_tool_calls
+ * lists them), its arguments valid under the tool's "parameters" schema. The
+ * formats whose calls are JSON only: hermes, list, llama3, mistral (its JSON
+ * list form), functools. engine_chat_parse_tool_calls reads the reply back.
+ * tools NULL removes the grammar. */
+engine_status engine_sampler_set_tool_grammar(engine_sampler* sampler, const engine_model* model, const char* tools,
+                                              const char* format);
 /* Back to the grammar's start, for a new reply with the same sampler
  * (engine_chat_generate does this itself). */
 engine_status engine_sampler_reset_grammar(engine_sampler* sampler);

@@ -302,6 +302,11 @@ class Sampler {
   void set_json_schema(const Model& model, const std::string& schema) {
     check(engine_sampler_set_json_schema(h_.get(), model.get(), schema.c_str()));
   }
+  // A reply that must call one of the tools (engine_sampler_set_tool_grammar);
+  // format "": the model's template's.
+  void set_tool_grammar(const Model& model, const std::string& tools, const std::string& format = "") {
+    check(engine_sampler_set_tool_grammar(h_.get(), model.get(), tools.c_str(), format.empty() ? nullptr : format.c_str()));
+  }
   void clear_grammar() { check(engine_sampler_set_grammar(h_.get(), nullptr, nullptr, nullptr)); }
   void reset_grammar() { check(engine_sampler_reset_grammar(h_.get())); }
   engine_sampler* get() const { return h_.get(); }

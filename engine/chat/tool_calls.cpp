@@ -5,6 +5,9 @@
 
 #include "engine/chat_template/json.h"
 #include "engine/chat_template/value.h"
+#include "engine/grammar/gbnf.h"
+#include "engine/grammar/json_schema.h"
+#include "engine/support/error.h"
 #include "engine/support/text.h"
 
 namespace engine::chat {
@@ -362,6 +365,62 @@ ParsedReply parse_tool_calls(std::string_view reply, ToolCallFormat format) {
       break;
   }
   return {std::string(reply), {}};
+}
+
+ToolCallFormat tool_call_format_named(std::string_view name) {
+  for (const ToolCallFormat f : {ToolCallFormat::none, ToolCallFormat::hermes, ToolCallFormat::list, ToolCallFormat::llama3,
+                                 ToolCallFormat::mistral, ToolCallFormat::gemma4, ToolCallFormat::pythonic,
+                                 ToolCallFormat::functools}) {
+    if (tool_call_format_name(f) == name) return f;
+  }
+  throw Error("unknown tool-call format '" + std::string(name) + "'");
+}
+
+std::string tool_call_gbnf(std::string_view tools, ToolCallFormat format) {
+  // What comes before and after the call's JSON object.
+  std::string_view before, after;
+  switch (format) {
+    case ToolCallFormat::hermes: before = "<tool_call>\n", after = "\n</tool_call>"; break;
+    case ToolCallFormat::list: before = "<tool_calls>[", after = "]</tool_calls>"; break;
+    case ToolCallFormat::llama3: break;
+    case ToolCallFormat::mistral: before = "[TOOL_CALLS][", after = "]"; break;
+    case ToolCallFormat::functools: before = "functools[", after = "]"; break;
+    default:
+      throw Error("tool calls in the " + std::string(tool_call_format_name(format)) +
+                  " format cannot be constrained (their arguments are not JSON)");
+  }
+  Value list;
+  try {
+    list = chat_template::parse_json(tools);
+  } catch (const chat_template::ValueError& e) {
+    throw Error(std::string("tools: ") + e.what());
+  }
+  if (!list.is_list() || list.list().empty()) throw Error("tools: a non-empty JSON array of tools is needed");
+  // The calls as one schema: anyOf {"name": const, <args>: parameters}.
+  const char* args_key = format == ToolCallFormat::llama3 ? "parameters" : "arguments";
+  chat_template::ValueList calls;
+  for (size_t i = 0; i < list.list().size(); ++i) {
+    const Value& tool = list.list()[i];
+    const Value* fn = tool.is_dict() ? tool.dict().find("function") : nullptr;
+    const Value* name = fn != nullptr && fn->is_dict() ? fn->dict().find("name") : nullptr;
+    if (name == nullptr || !name->is_string()) throw Error("tools: tool " + std::to_string(i) + " has no function name");
+    const Value* params = fn->dict().find("parameters");
+    auto props = std::make_shared<ValueDict>();
+    auto name_schema = std::make_shared<ValueDict>();
+    name_schema->set("const", *name);
+    props->set("name", Value(name_schema));
+    props->set(args_key, params != nullptr ? *params : Value(std::make_shared<ValueDict>()));
+    auto call = std::make_shared<ValueDict>();
+    call->set("type", Value("object"));
+    call->set("properties", Value(props));
+    call->set("required", Value(chat_template::ValueList{Value("name"), Value(args_key)}));
+    calls.emplace_back(call);
+  }
+  auto schema = std::make_shared<ValueDict>();
+  schema->set("anyOf", Value(std::move(calls)));
+  std::string gbnf = grammar::json_schema_to_gbnf(chat_template::to_json(Value(schema)), "call");
+  return "root ::= " + (before.empty() ? "" : grammar::gbnf_literal(before) + " ") + "call" +
+         (after.empty() ? "" : " " + grammar::gbnf_literal(after)) + "\n" + gbnf;
 }
 
 }  // namespace engine::chat

@@ -36,5 +36,15 @@ struct ParsedReply {
   std::vector<ToolCall> tool_calls;
 };
 ParsedReply parse_tool_calls(std::string_view reply, ToolCallFormat format);
+ToolCallFormat tool_call_format_named(std::string_view name);  // throws engine::Error for an unknown one
+
+// A GBNF grammar (start rule "root") whose sentences are one call, in
+// `format`, of one of `tools` (a JSON array of OpenAI function tools), its
+// arguments valid under the tool's "parameters" schema (json_schema.h): for
+// a reply that must call a tool. The formats whose calls are JSON: hermes,
+// list, llama3, mistral (its JSON list form) and functools; another format,
+// or a schema keyword the converter does not take, throws engine::Error
+// naming it.
+std::string tool_call_gbnf(std::string_view tools, ToolCallFormat format);
 
 }  // namespace engine::chat

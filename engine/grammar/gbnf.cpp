@@ -406,4 +406,23 @@ Grammar parse_gbnf(std::string_view text, std::string_view root) {
   return g;
 }
 
+std::string gbnf_literal(std::string_view s) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out = "\"";
+  for (const char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (c < 0x20 || c == 0x7F) {
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out += ch;
+    }
+  }
+  return out + "\"";
+}
+
 }  // namespace engine::grammar

@@ -75,4 +75,8 @@ struct Grammar {
 // matcher could not expand).
 Grammar parse_gbnf(std::string_view text, std::string_view root = "root");
 
+// A GBNF string literal ("...", quotes and escapes included) of these bytes:
+// for grammars written by code (json_schema.h, tool calls).
+std::string gbnf_literal(std::string_view bytes);
+
 }  // namespace engine::grammar

@@ -10,6 +10,7 @@
 
 #include "engine/chat_template/json.h"
 #include "engine/chat_template/value.h"
+#include "engine/grammar/gbnf.h"
 
 namespace engine::grammar {
 namespace {
@@ -48,26 +49,6 @@ const std::set<std::string, std::less<>>& supported() {
   return s;
 }
 
-// A GBNF string literal of the bytes of s.
-std::string literal(std::string_view s) {
-  static const char* hex = "0123456789ABCDEF";
-  std::string out = "\"";
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (c < 0x20 || c == 0x7F) {
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    } else {
-      out += ch;
-    }
-  }
-  return out + "\"";
-}
-
 // A JSON pointer's token, escaped (~ and /).
 std::string pointer_token(std::string_view s) {
   std::string out;
@@ -77,11 +58,11 @@ std::string pointer_token(std::string_view s) {
 
 class Converter {
  public:
-  explicit Converter(Value doc) : doc_(std::move(doc)) {}
+  Converter(Value doc, std::string root) : doc_(std::move(doc)), root_(std::move(root)), names_{root_} {}
 
   std::string run() {
-    const std::string root = visit(doc_, "root", "");
-    if (root != "root") rules_.emplace_back("root", root);  // the start rule
+    const std::string start = visit(doc_, root_, "");
+    if (start != root_) rules_.emplace_back(root_, start);  // the start rule
     std::string out;
     for (const auto& [name, body] : rules_) out += name + " ::= " + body + "\n";
     return out;
@@ -141,11 +122,11 @@ class Converter {
       }
     }
     if (const Value* ref = d.find("$ref")) return reference(*ref, path + "/$ref");
-    if (const Value* c = d.find("const")) return literal(chat_template::to_json(*c)) + " " + use("ws");
+    if (const Value* c = d.find("const")) return gbnf_literal(chat_template::to_json(*c)) + " " + use("ws");
     if (const Value* e = d.find("enum")) {
       if (!e->is_list() || e->list().empty()) fail("'enum' must be a non-empty array", path);
       std::string alts;
-      for (const Value& v : e->list()) alts += (alts.empty() ? "" : " | ") + literal(chat_template::to_json(v));
+      for (const Value& v : e->list()) alts += (alts.empty() ? "" : " | ") + gbnf_literal(chat_template::to_json(v));
       return "(" + alts + ") " + use("ws");
     }
     for (const char* key : {"anyOf", "oneOf"}) {
@@ -229,7 +210,7 @@ class Converter {
     for (size_t i = 0; i < props.size(); ++i) {
       const std::string value = visit(*props[i].second, name + "-" + props[i].first,
                                       path + "/properties/" + pointer_token(props[i].first));
-      kv[i] = literal(chat_template::to_json(Value(props[i].first))) + " " + use("ws") + " \":\" " + use("ws") + " " +
+      kv[i] = gbnf_literal(chat_template::to_json(Value(props[i].first))) + " " + use("ws") + " \":\" " + use("ws") + " " +
               value;
     }
     const std::string comma = "\",\" " + use("ws") + " ";
@@ -290,7 +271,7 @@ class Converter {
     if (r.empty() || r[0] != '#') fail("'$ref' " + r + " is not in this document (only '#...' references are)", path);
     // Walk the pointer.
     const Value* at = &doc_;
-    std::string hint = "root";
+    std::string hint = root_;
     size_t pos = 1;
     while (pos < r.size()) {
       if (r[pos] != '/') fail("'$ref' " + r + " is not a JSON pointer", path);
@@ -310,7 +291,7 @@ class Converter {
       hint = token;
       pos = end;
     }
-    if (at == &doc_) return refs_[r] = "root";
+    if (at == &doc_) return refs_[r] = root_;
     const std::string name = fresh(hint);
     refs_[r] = name;  // before the visit: a schema may refer to itself
     const std::string body = visit(*at, name, r.substr(1));
@@ -319,21 +300,23 @@ class Converter {
   }
 
   Value doc_;
+  std::string root_;
   std::vector<std::pair<std::string, std::string>> rules_;  // in the order made
-  std::set<std::string, std::less<>> names_{"root"}, used_;
+  std::set<std::string, std::less<>> names_, used_;
   std::map<std::string, std::string, std::less<>> refs_;
 };
 
 }  // namespace
 
-std::string json_schema_to_gbnf(std::string_view schema) {
+std::string json_schema_to_gbnf(std::string_view schema, std::string_view root) {
+  if (primitives().count(root) != 0) throw SchemaError("json schema: '" + std::string(root) + "' names a rule of its own");
   Value doc;
   try {
     doc = chat_template::parse_json(schema);
   } catch (const std::exception& e) {
     throw SchemaError(std::string("json schema: ") + e.what());  // "JSON: ... at byte N"
   }
-  return Converter(std::move(doc)).run();
+  return Converter(std::move(doc), std::string(root)).run();
 }
 
 }  // namespace engine::grammar

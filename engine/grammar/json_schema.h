@@ -35,7 +35,8 @@ class SchemaError : public Error {
 };
 
 // The GBNF of documents `schema` (JSON text) validates; its start rule is
-// "root".
-std::string json_schema_to_gbnf(std::string_view schema);
+// `root` (not one of the rules it makes for JSON's primitives: "value",
+// "object", "string", "ws", ...).
+std::string json_schema_to_gbnf(std::string_view schema, std::string_view root = "root");
 
 }  // namespace engine::grammar

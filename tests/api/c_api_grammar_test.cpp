@@ -33,11 +33,13 @@ bool whole_sentence(const char* gbnf, const std::string& text) {
 
 engine::api::Model& model() { return session_test::Models::get(Which::llama); }
 
-engine::api::Reply reply_with(engine::api::Sampler& sampler) {
-  engine::api::Session session = session_test::session(Which::llama, /*n_batch=*/32, /*n_ctx=*/256);
+// Room for what a grammar allows: a whitespace position takes up to 21
+// characters, which a model that has never seen JSON sometimes uses.
+engine::api::Reply reply_with(engine::api::Sampler& sampler, uint32_t max_tokens = 120) {
+  engine::api::Session session = session_test::session(Which::llama, /*n_batch=*/32, /*n_ctx=*/max_tokens + 64);
   session.prefill_chat({{"user", "Who is Lily?", {}, "", ""}});
   engine::api::GenerateOptions options;
-  options.max_tokens = 120;
+  options.max_tokens = max_tokens;
   return engine::api::generate(session, sampler, options);
 }
 
@@ -171,6 +173,47 @@ TEST(ToolCalls, ARepliesCallsComeBackThroughTheCApi) {
   EXPECT_STREQ(engine_last_error(), "engine_chat_parse_tool_calls: unknown tool-call format 'xml'");
   EXPECT_EQ(engine_chat_parse_tool_calls(model().get(), nullptr, nullptr, &p), ENGINE_ERR_INVALID_ARGUMENT);
   engine_chat_parsed_free(nullptr);  // nothing to free: fine
+}
+
+// A reply under the tool grammar is a call of one of the tools, in the
+// model's format (ChatML's <tool_call> here) or a named one, that reads back
+// into a call whose arguments the tool's schema validates.
+TEST(ToolCalls, AToolGrammarGivesACallThatReadsBack) {
+  const char* tools = R"([
+    {"type": "function", "function": {"name": "get_weather", "description": "Current weather in a city.",
+     "parameters": {"type": "object", "properties": {"city": {"type": "string", "maxLength": 12},
+                    "unit": {"enum": ["celsius", "fahrenheit"]}}, "required": ["city", "unit"]}}},
+    {"type": "function", "function": {"name": "add", "parameters": {"type": "object",
+     "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "required": ["a", "b"]}}}])";
+  for (const char* format : {"", "llama3", "mistral", "list", "functools"}) {
+    for (uint32_t seed = 1; seed <= 3; ++seed) {
+      SCOPED_TRACE(std::string("format '") + format + "', seed " + std::to_string(seed));
+      engine_sampler_params p = engine_sampler_default_params();
+      p.seed = seed;
+      engine::api::Sampler sampler(p);
+      sampler.set_tool_grammar(model(), tools, format);
+      const engine::api::Reply r = reply_with(sampler, 600);
+      EXPECT_EQ(r.reason, ENGINE_CHAT_END_OF_GENERATION) << r.text;
+      const engine::api::ParsedReply back = engine::api::parse_tool_calls(model(), r.text, format);
+      ASSERT_EQ(back.tool_calls.size(), 1u) << r.text;
+      const auto args = engine::chat_template::parse_json(back.tool_calls[0].arguments);
+      if (back.tool_calls[0].name == "get_weather") {
+        EXPECT_TRUE(args.dict().find("city")->is_string()) << r.text;
+        const std::string unit = args.dict().find("unit")->as_string();
+        EXPECT_TRUE(unit == "celsius" || unit == "fahrenheit") << r.text;
+      } else {
+        EXPECT_EQ(back.tool_calls[0].name, "add") << r.text;
+        EXPECT_TRUE(args.dict().find("a")->is_int() && args.dict().find("b")->is_int()) << r.text;
+      }
+    }
+  }
+  engine::api::Sampler sampler;
+  EXPECT_EQ(engine_sampler_set_tool_grammar(sampler.get(), model().get(), tools, "gemma4"), ENGINE_ERR_INVALID_ARGUMENT);
+  EXPECT_STREQ(engine_last_error(), "engine_sampler_set_tool_grammar: tool calls in the gemma4 format cannot be "
+                                    "constrained (their arguments are not JSON)");
+  EXPECT_EQ(engine_sampler_set_tool_grammar(sampler.get(), model().get(), "[{\"type\": \"function\"}]", nullptr),
+            ENGINE_ERR_INVALID_ARGUMENT);
+  EXPECT_STREQ(engine_last_error(), "engine_sampler_set_tool_grammar: tools: tool 0 has no function name");
 }
 
 }  // namespace

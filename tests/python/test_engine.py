@@ -294,3 +294,14 @@ def test_a_replys_tool_calls_come_back(model):
     assert model.parse_tool_calls("[TOOL_CALLS]f[ARGS]{}", format="mistral")["tool_calls"][0]["name"] == "f"
     with pytest.raises(engine.EngineError, match="unknown tool-call format 'xml'"):
         model.parse_tool_calls(reply, format="xml")
+    tools = [{"type": "function", "function": {"name": "add", "parameters": {
+        "type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}}, "required": ["a", "b"]}}}]
+    sampler = engine.Sampler(seed=2)
+    sampler.set_tool_grammar(model, json.dumps(tools))
+    session = engine.Session(model, n_ctx=1024)
+    session.prefill_chat([{"role": "user", "content": "Add 2 and 3."}])
+    reply = session.generate(sampler, max_tokens=600)
+    call, = model.parse_tool_calls(reply["text"])["tool_calls"]
+    args = json.loads(call["arguments"])
+    assert call["name"] == "add" and isinstance(args["a"], int) and isinstance(args["b"], int), reply
+
