@@ -39,7 +39,7 @@ asan_targets=""; asan_options=("${ASAN_FLAGS[@]}" -DENGINE_WERROR=ON -DENGINE_BU
 # several threads, the log callback swapped while threads log, a prefill
 # stopped from another thread) and the Python binding's (chats on one model
 # from several Python threads); the rest gains nothing from it.
-tsan_targets="threads_topology_test threads_pool_test threads_matmul_test c_api_test c_api_misuse_test c_api_log_test c_api_caller_test c_api_session_test c_api_session_file_test c_api_chat_test c_api_abort_test c_api_load_test engine_python"
+tsan_targets="threads_topology_test threads_pool_test threads_matmul_test c_api_test c_api_misuse_test c_api_log_test c_api_caller_test c_api_session_test c_api_session_file_test c_api_chat_test c_api_grammar_test c_api_abort_test c_api_load_test engine_python"
 tsan_options=("${SAN_FLAGS[@]}" -DENGINE_WERROR=ON -DENGINE_BUILD_BENCH=OFF
   -DENGINE_BUILD_TOOLS=OFF -DENGINE_SANITIZE=thread -DENGINE_TEST_SUFFIX=@tsan)
 aarch64_targets=""; aarch64_options=(-DCMAKE_BUILD_TYPE=Release -DENGINE_WERROR=ON
@@ -48,7 +48,7 @@ aarch64_targets=""; aarch64_options=(-DCMAKE_BUILD_TYPE=Release -DENGINE_WERROR=
 # The fuzz targets: clang, libFuzzer, ASan+UBSan. Only the fuzz binaries are
 # built (and no Highway tier: the fuzzers exercise parsing, loading and the
 # reference kernels), which keeps this tree to a few minutes of compiling.
-fuzz_targets="fuzz_seeds fuzz_gguf_reader fuzz_model_loader fuzz_tokenizer_spm fuzz_tokenizer_bpe fuzz_sampler_params fuzz_chat_template fuzz_session_file"
+fuzz_targets="fuzz_seeds fuzz_gguf_reader fuzz_model_loader fuzz_tokenizer_spm fuzz_tokenizer_bpe fuzz_sampler_params fuzz_chat_template fuzz_session_file fuzz_grammar"
 fuzz_options=(-DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 "${SAN_FLAGS[@]}"
   -DENGINE_WERROR=ON -DENGINE_BUILD_BENCH=OFF -DENGINE_USE_HWY=OFF -DENGINE_FUZZ=ON
   "-DENGINE_SANITIZE=address;undefined" -DENGINE_TEST_SUFFIX=@fuzz)
