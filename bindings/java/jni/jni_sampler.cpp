@@ -54,4 +54,12 @@ JNIEXPORT void JNICALL Java_dev_engine_Native_samplerSetGrammar(JNIEnv* env, jcl
                          : engine_sampler_set_grammar(s, m, t.c_str(), r.c_str()));
 }
 
+JNIEXPORT void JNICALL Java_dev_engine_Native_samplerSetToolGrammar(JNIEnv* env, jclass, jlong sampler, jlong model,
+                                                                    jbyteArray tools, jbyteArray format) {
+  Text t, f;
+  if (!read_text(env, tools, t) || !read_text(env, format, f)) return;
+  check(env, engine_sampler_set_tool_grammar(from<engine_sampler>(sampler), from<engine_model>(model), t.c_str(),
+                                             f.c_str()));
+}
+
 }  // extern "C"

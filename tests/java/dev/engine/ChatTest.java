@@ -160,4 +160,20 @@ class ChatTest extends WithModel {
     assertEquals("f", model.parseToolCalls("[TOOL_CALLS]f[ARGS]{}", "mistral").toolCalls.get(0).name);
     assertThrows(EngineException.class, () -> model.parseToolCalls("x", "xml"));
   }
+
+  @Test
+  void aToolGrammarGivesACallThatReadsBack() {
+    try (Chat chat = new Chat(model, null, new ChatOptions(), new Session.Params().nCtx(1024),
+        new Sampler.Params().seed(2)).maxTokens(600)) {
+      chat.sampler().setToolGrammar(model, "[{\"type\": \"function\", \"function\": {\"name\": \"add\", "
+          + "\"parameters\": {\"type\": \"object\", \"properties\": {\"a\": {\"type\": \"integer\"}, "
+          + "\"b\": {\"type\": \"integer\"}}, \"required\": [\"a\", \"b\"]}}}]", null);
+      Reply r = chat.say("Add 2 and 3.");
+      ParsedReply p = model.parseToolCalls(r.text);
+      assertEquals(1, p.toolCalls.size(), r.text);
+      assertEquals("add", p.toolCalls.get(0).name);
+      assertTrue(p.toolCalls.get(0).arguments.matches("\\{\\s*\"a\"\\s*:\\s*-?[0-9]+\\s*,\\s*\"b\"\\s*:\\s*-?[0-9]+\\s*\\}"),
+          p.toolCalls.get(0).arguments);
+    }
+  }
 }

@@ -146,4 +146,6 @@ final class Native {
   static native void samplerAccept(long sampler, int token);
   /** engine_sampler_set_grammar (root may be null), or with jsonSchema engine_sampler_set_json_schema; text null removes. */
   static native void samplerSetGrammar(long sampler, long model, byte[] text, byte[] root, boolean jsonSchema);
+  /** engine_sampler_set_tool_grammar (format null: the model's). */
+  static native void samplerSetToolGrammar(long sampler, long model, byte[] tools, byte[] format);
 }

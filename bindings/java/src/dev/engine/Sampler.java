@@ -118,6 +118,16 @@ public final class Sampler extends NativeHandle {
     withModel(model, (h, m) -> Native.samplerSetGrammar(h, m, Native.utf8(schema), null, true));
   }
 
+  /**
+   * The reply must be one call of one of the tools (a JSON array of OpenAI function tools), in the tool-call format
+   * of the model's template (format null) or the one named, its arguments valid under the tool's schema
+   * (engine_sampler_set_tool_grammar); Model.parseToolCalls reads it back.
+   */
+  public void setToolGrammar(Model model, String tools, String format) {
+    withModel(model, (h, m) -> Native.samplerSetToolGrammar(h, m, Native.utf8(tools),
+        format == null ? null : Native.utf8(format)));
+  }
+
   /** Removes the grammar. */
   public void clearGrammar() {
     long h = acquire();
