@@ -6,8 +6,8 @@
 
 #include "engine/api/c_api_objects.h"
 #include "engine/api/engine.h"
-#include "engine/grammar/gbnf.h"
 #include "engine/chat/tool_calls.h"
+#include "engine/grammar/gbnf.h"
 #include "engine/grammar/json_schema.h"
 #include "engine/grammar/token_constraint.h"
 
@@ -15,7 +15,7 @@ using namespace engine::api_detail;  // NOLINT: the objects and steps of c_api_o
 
 namespace {
 
-// Sets the grammar `make` gives (nullptr text: removes the grammar).
+// Sets the grammar `make(model)` gives (nullptr text: removes the grammar).
 template <class Make>
 engine_status set_grammar(const char* what, engine_sampler* sampler_handle, const engine_model* m, const char* text,
                           Make&& make) {
@@ -29,7 +29,7 @@ engine_status set_grammar(const char* what, engine_sampler* sampler_handle, cons
   if (model.status() != Status::ok) return refused(model.status(), what, "model");
   return guarded(what, [&] {
     sampler->sampler->set_grammar(
-        std::make_unique<engine::grammar::TokenConstraint>(make(), model->grammar_vocabulary()));
+        std::make_unique<engine::grammar::TokenConstraint>(make(*model), model->grammar_vocabulary()));
     return ENGINE_OK;
   });
 }
@@ -41,21 +41,22 @@ extern "C" {
 engine_status engine_sampler_set_grammar(engine_sampler* sampler, const engine_model* model, const char* gbnf,
                                          const char* root) {
   return set_grammar("engine_sampler_set_grammar", sampler, model, gbnf,
-                     [&] { return engine::grammar::parse_gbnf(gbnf, root != nullptr ? root : "root"); });
+                     [&](const ModelObject&) {
+                       return engine::grammar::parse_gbnf(gbnf, root != nullptr ? root : "root");
+                     });
 }
 
 engine_status engine_sampler_set_json_schema(engine_sampler* sampler, const engine_model* model, const char* schema) {
   return set_grammar("engine_sampler_set_json_schema", sampler, model, schema,
-                     [&] { return engine::grammar::parse_gbnf(engine::grammar::json_schema_to_gbnf(schema)); });
+                     [&](const ModelObject&) {
+                       return engine::grammar::parse_gbnf(engine::grammar::json_schema_to_gbnf(schema));
+                     });
 }
 
 engine_status engine_sampler_set_tool_grammar(engine_sampler* sampler, const engine_model* model, const char* tools,
                                               const char* format) {
-  const ModelClaim m(model);  // for the template's format; set_grammar claims it again for the vocabulary
-  if (m.status() != Status::ok && tools != nullptr) return refused(m.status(), "engine_sampler_set_tool_grammar", "model");
-  return set_grammar("engine_sampler_set_tool_grammar", sampler, model, tools, [&] {
-    const std::string gbnf = engine::chat::tool_call_gbnf(tools, model_tool_call_format(*m, format));
-    return engine::grammar::parse_gbnf(gbnf);
+  return set_grammar("engine_sampler_set_tool_grammar", sampler, model, tools, [&](const ModelObject& m) {
+    return engine::grammar::parse_gbnf(engine::chat::tool_call_gbnf(tools, model_tool_call_format(m, format)));
   });
 }
 

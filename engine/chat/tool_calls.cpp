@@ -29,6 +29,9 @@ std::optional<ToolCall> call_from(const Value& v, std::string_view args_key) {
   return call;
 }
 
+// A reply with no call read from it: all of it is content.
+ParsedReply content_only(std::string_view reply) { return {std::string(trim_space(reply)), {}}; }
+
 // The JSON value at the start of s, and the rest; nullopt when it does not parse.
 std::optional<Value> json_prefix(std::string_view s, std::string_view& rest) {
   try {
@@ -223,7 +226,7 @@ ParsedReply mistral(std::string_view reply) {
   constexpr std::string_view kCalls = "[TOOL_CALLS]";
   ParsedReply out;
   const size_t first = reply.find(kCalls);
-  if (first == std::string_view::npos) return {std::string(trim_space(reply)), {}};
+  if (first == std::string_view::npos) return content_only(reply);
   out.content = std::string(trim_space(reply.substr(0, first)));
   std::string_view rest = reply.substr(first);
   while (rest.starts_with(kCalls)) {
@@ -233,15 +236,15 @@ ParsedReply mistral(std::string_view reply) {
     if (const std::optional<Value> v = json_prefix(rest, after); v && v->is_list()) {  // [{"name", "arguments", "id"}]
       for (const Value& item : v->list()) {
         std::optional<ToolCall> c = call_from(item, "arguments");
-        if (!c) return {std::string(trim_space(reply)), {}};
+        if (!c) return content_only(reply);
         calls.push_back(std::move(*c));
       }
     } else {  // name[ARGS]{...}
       const size_t args = rest.find("[ARGS]");
-      if (args == std::string_view::npos) return {std::string(trim_space(reply)), {}};
+      if (args == std::string_view::npos) return content_only(reply);
       std::string_view json = rest.substr(args + 6);
       const std::optional<Value> a = json_prefix(json, after);
-      if (!a || !a->is_dict()) return {std::string(trim_space(reply)), {}};
+      if (!a || !a->is_dict()) return content_only(reply);
       calls.push_back({"", std::string(trim_space(rest.substr(0, args))), chat_template::to_json(*a)});
     }
     for (ToolCall& c : calls) out.tool_calls.push_back(std::move(c));
@@ -345,7 +348,7 @@ ParsedReply parse_tool_calls(std::string_view reply, ToolCallFormat format) {
         const size_t semi = body.find(';', at);
         const std::string_view part = body.substr(at, (semi == std::string_view::npos ? body.size() : semi) - at);
         if (!json_calls(part, "parameters", calls) && !json_calls(part, "arguments", calls)) {
-          return {std::string(trim_space(reply)), {}};
+          return content_only(reply);
         }
         if (semi == std::string_view::npos) break;
         at = semi + 1;

@@ -12,6 +12,7 @@
 
 #include "engine/grammar/gbnf.h"
 #include "engine/support/text.h"
+#include "engine/tokenizer/unicode.h"
 
 namespace engine::grammar::testing {
 
@@ -95,26 +96,11 @@ inline bool ReferenceMatcher::accept(uint32_t cp) {
   return true;
 }
 
-// The UTF-8 of a code point, or "" for one that has none (a surrogate, past
-// U+10FFFF).
+// The UTF-8 of a code point (the tokenizer's encoder), or "" for one that
+// has none (a surrogate, past U+10FFFF).
 inline std::string utf8_of(uint32_t cp) {
   std::string s;
-  if (cp < 0x80) {
-    s += static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    s += static_cast<char>(0xC0 | (cp >> 6));
-    s += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    if (cp >= 0xD800 && cp <= 0xDFFF) return s;
-    s += static_cast<char>(0xE0 | (cp >> 12));
-    s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    s += static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp <= 0x10FFFF) {
-    s += static_cast<char>(0xF0 | (cp >> 18));
-    s += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    s += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    s += static_cast<char>(0x80 | (cp & 0x3F));
-  }
+  if (cp <= 0x10FFFF && (cp < 0xD800 || cp > 0xDFFF)) engine::unicode::append_utf8(s, cp);
   return s;
 }
 
@@ -157,7 +143,7 @@ inline bool ReferenceMatcher::accept_byte(uint8_t b) {
   if (static_cast<int>(begun_.size()) < len) return partial_possible();
   uint32_t cp = static_cast<uint8_t>(begun_[0]) & (0x7Fu >> len);
   for (size_t i = 1; i < begun_.size(); ++i) cp = (cp << 6) | (static_cast<uint8_t>(begun_[i]) & 0x3F);
-  const bool ok = len >= 2 && utf8_of(cp) == begun_ && accept(cp);
+  const bool ok = utf8_of(cp) == begun_ && accept(cp);
   begun_.clear();
   return ok;
 }
