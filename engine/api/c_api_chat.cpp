@@ -2,6 +2,7 @@
 // engine::chat::Message, and the turn of engine/chat/turn.h on a claimed
 // session. Template errors (engine::chat_template::Error) are
 // ENGINE_ERR_TEMPLATE with the template's own message.
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,6 +17,8 @@
 using namespace engine::api_detail;  // NOLINT: the objects and steps of c_api_objects.h
 
 namespace {
+
+constexpr uint32_t kMaxTopLogprobs = 20;  // OpenAI's bound for top_logprobs
 
 std::string str(const char* s) { return s != nullptr ? std::string(s) : std::string(); }
 
@@ -150,7 +153,7 @@ engine_status engine_chat_prefill(engine_session* session, const engine_chat_mes
 }
 
 engine_chat_generate_params engine_chat_default_generate_params(void) {
-  return engine_chat_generate_params{0, nullptr, 0, nullptr, nullptr};
+  return engine_chat_generate_params{0, nullptr, 0, nullptr, nullptr, nullptr, 0};
 }
 
 engine_status engine_chat_generate(engine_session* session, engine_sampler* sampler_handle,
@@ -175,6 +178,14 @@ engine_status engine_chat_generate(engine_session* session, engine_sampler* samp
     }
     if (p.on_text != nullptr) {
       options.on_text = [&](std::string_view text) { return p.on_text(text.data(), text.size(), p.user_data); };
+    }
+    if (p.on_token != nullptr) {
+      options.on_token = [&](const engine::TokenLogprob& t, std::span<const engine::TokenLogprob> top) {
+        static_assert(sizeof(engine::TokenLogprob) == sizeof(engine_token_logprob));
+        const engine_token_logprob token{t.token, t.logprob};
+        p.on_token(&token, reinterpret_cast<const engine_token_logprob*>(top.data()), top.size(), p.user_data);
+      };
+      options.n_top_logprobs = std::min<uint32_t>(p.n_top_logprobs, kMaxTopLogprobs);
     }
     engine::chat::generate(*s->session, *sampler->sampler, s->owner->tokenizer, options, out);
     return ENGINE_OK;

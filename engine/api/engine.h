@@ -447,12 +447,27 @@ engine_status engine_chat_prefill(engine_session* session, const engine_chat_mes
  * Return false to stop the reply. It must not call the engine on this session. */
 typedef bool (*engine_chat_text_callback)(const char* text, size_t len, void* user_data);
 
+/* A token and its log-probability under the model's distribution: the
+ * log-softmax of the logits, before temperature, penalties or a grammar. */
+typedef struct engine_token_logprob {
+  int32_t token;
+  float logprob;
+} engine_token_logprob;
+/* Receives each token of the reply as it is added to the session, before its
+ * text reaches on_text, with the n_top most likely tokens at that step (most
+ * likely first). Valid only during the call; it must not call the engine on
+ * this session. */
+typedef void (*engine_chat_token_callback)(const engine_token_logprob* token, const engine_token_logprob* top,
+                                           size_t n_top, void* user_data);
+
 typedef struct engine_chat_generate_params {
   uint32_t max_tokens;     /* 0: until the context is full */
   const char* const* stop; /* n_stop stop strings (UTF-8), or NULL */
   size_t n_stop;
   engine_chat_text_callback on_text; /* NULL: nothing is streamed */
-  void* user_data;
+  void* user_data;                   /* given to on_text and on_token */
+  engine_chat_token_callback on_token; /* NULL: none (no log-probabilities are computed) */
+  uint32_t n_top_logprobs;             /* the most likely tokens given to on_token, at most 20 */
 } engine_chat_generate_params;
 
 typedef enum engine_chat_stop_reason {

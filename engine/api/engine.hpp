@@ -62,9 +62,14 @@ struct ChatOptions {
 struct ChatPrompt {
   size_t n_prompt = 0, n_reused = 0;
 };
+// Receives each token of the reply with its log-probability and the most
+// likely tokens at that step (engine_chat_token_callback).
+using TokenCallback = std::function<void(const engine_token_logprob& token, std::span<const engine_token_logprob> top)>;
 struct GenerateOptions {
   uint32_t max_tokens = 0;  // 0: until the context is full
   std::vector<std::string> stop;
+  TokenCallback on_token;       // empty: none (no log-probabilities computed)
+  uint32_t n_top_logprobs = 0;  // at most 20
 };
 struct Reply {
   std::string text;  // what was streamed: the reply without the stop string
@@ -341,9 +346,10 @@ inline Reply generate(Session& session, Sampler& sampler, const GenerateOptions&
                       const TextCallback& on_text = {}) {
   struct State {
     const TextCallback* on_text;
+    const TokenCallback* on_token;
     Reply reply;
     std::exception_ptr error;
-  } state{&on_text, {}, nullptr};
+  } state{&on_text, &options.on_token, {}, nullptr};
   std::vector<const char*> stops;
   for (const std::string& s : options.stop) stops.push_back(s.c_str());
   engine_chat_generate_params p = engine_chat_default_generate_params();
@@ -353,6 +359,7 @@ inline Reply generate(Session& session, Sampler& sampler, const GenerateOptions&
   p.user_data = &state;
   p.on_text = [](const char* text, size_t len, void* user) {
     auto* st = static_cast<State*>(user);
+    if (st->error) return false;  // on_token threw
     try {
       st->reply.text.append(text, len);
       return !*st->on_text || (*st->on_text)(std::string_view(text, len));
@@ -361,6 +368,18 @@ inline Reply generate(Session& session, Sampler& sampler, const GenerateOptions&
       return false;
     }
   };
+  if (options.on_token) {
+    p.n_top_logprobs = options.n_top_logprobs;
+    p.on_token = [](const engine_token_logprob* token, const engine_token_logprob* top, size_t n_top, void* user) {
+      auto* st = static_cast<State*>(user);
+      if (st->error) return;
+      try {
+        (*st->on_token)(*token, std::span<const engine_token_logprob>(top, n_top));
+      } catch (...) {
+        st->error = std::current_exception();  // rethrown once the reply stops at the next text
+      }
+    };
+  }
   engine_chat_result result{};
   const engine_status s = engine_chat_generate(session.get(), sampler.get(), &p, &result);
   if (state.error) std::rethrow_exception(state.error);

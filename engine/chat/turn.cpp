@@ -66,6 +66,12 @@ void generate(Session& session, Sampler& sampler, const Tokenizer& tokenizer, co
       if (!emit(text)) result.reason = StopReason::callback;
       return;
     }
+    if (options.on_token) {
+      const std::span<const float> row = logits.subspan(logits.size() - n_vocab);
+      const float log_norm = log_sum_exp(row);
+      const std::vector<TokenLogprob> top = top_logprobs(row, options.n_top_logprobs, log_norm);
+      options.on_token(TokenLogprob{token, row[static_cast<size_t>(token)] - log_norm}, top);
+    }
     session.eval({&token, 1});
     ++result.n_tokens;
     if (!emit(text)) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/chat/messages.h"
+#include "engine/runtime/logprobs.h"
 #include "engine/runtime/sampler.h"
 #include "engine/runtime/session.h"
 #include "engine/tokenizer/tokenizer.h"
@@ -40,6 +41,11 @@ struct GenerateOptions {
   std::vector<std::string> stops;
   // Each piece of text as it is certain; returning false stops the reply.
   std::function<bool(std::string_view)> on_text;
+  // Each token of the reply as it is added to the session (before its text
+  // reaches on_text), with its log-probability and the n_top_logprobs most
+  // likely tokens at that step (logprobs.h). Costs a pass over the logits.
+  std::function<void(const TokenLogprob& token, std::span<const TokenLogprob> top)> on_token;
+  uint32_t n_top_logprobs = 0;
 };
 
 struct GenerateResult {

@@ -6,6 +6,8 @@
 // its special tokens and end-of-generation token.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -32,6 +34,13 @@ engine::api::Sampler greedy() {
 // A session with batches large enough that gemma4's rings (window 8) keep a
 // whole reply: a truncation back to the reply's start reuses the prompt.
 engine::api::Session chat_session(Which w) { return session_test::session(w, /*n_batch=*/64, /*n_ctx=*/256); }
+
+engine::api::GenerateOptions up_to(uint32_t max_tokens, std::vector<std::string> stop = {}) {
+  engine::api::GenerateOptions o;
+  o.max_tokens = max_tokens;
+  o.stop = std::move(stop);
+  return o;
+}
 
 bool collect(const char* text, size_t len, void* user) {
   static_cast<std::vector<std::string>*>(user)->emplace_back(text, len);
@@ -104,7 +113,7 @@ TEST_P(Chat, AStopStringEndsTheReplyBeforeIt) {
   engine::api::Sampler sampler = greedy();
   const std::vector<Message> messages = {{"user", "Tell me a story.", {}, {}, {}}};
   session.prefill_chat(messages);
-  const engine::api::Reply full = engine::api::generate(session, sampler, {12, {}});
+  const engine::api::Reply full = engine::api::generate(session, sampler, up_to(12, {}));
   if (full.text.size() < 4) GTEST_SKIP() << "the reply is too short to cut: '" << full.text << "'";
   // A stop string from the middle of the reply, on character boundaries,
   // likely split across tokens.
@@ -120,7 +129,7 @@ TEST_P(Chat, AStopStringEndsTheReplyBeforeIt) {
   EXPECT_EQ(again.n_reused, GetParam() == Which::lfm2 ? 64u : again.n_prompt - 1);
   EXPECT_EQ(session.n_past(), again.n_prompt);
   std::string streamed;
-  const engine::api::Reply cut = engine::api::generate(session, sampler, {12, {"never matched", stop}},
+  const engine::api::Reply cut = engine::api::generate(session, sampler, up_to(12, {"never matched", stop}),
                                                        [&](std::string_view t) {
                                                          streamed += t;
                                                          return true;
@@ -136,15 +145,70 @@ TEST(ChatOnLlama, TheCallbackStopsTheReply) {
   engine::api::Sampler sampler = greedy();
   session.prefill_chat({{"user", "Go on.", {}, {}, {}}});
   int calls = 0;
-  const engine::api::Reply r = engine::api::generate(session, sampler, {16, {}}, [&](std::string_view) {
+  const engine::api::Reply r = engine::api::generate(session, sampler, up_to(16, {}), [&](std::string_view) {
     ++calls;
     return false;
   });
   if (calls == 0) GTEST_SKIP() << "the model ended at once";
   EXPECT_EQ(calls, 1);
   EXPECT_EQ(r.reason, ENGINE_CHAT_CALLBACK);
-  EXPECT_THROW(engine::api::generate(session, sampler, {16, {}}, [](std::string_view) -> bool { throw std::runtime_error("app"); }),
+  EXPECT_THROW(engine::api::generate(session, sampler, up_to(16, {}), [](std::string_view) -> bool { throw std::runtime_error("app"); }),
                std::runtime_error);
+}
+
+// on_token gets each evaluated token of the reply with the log-softmax of the
+// logits it was sampled from (computed here in double from engine_logits) and
+// the most likely tokens, most likely first; greedy takes the first of them.
+TEST(ChatOnLlama, TokensComeWithTheirLogprobsAndTheMostLikelyOnes) {
+  engine::api::Model& model = session_test::Models::get(Which::llama);
+  engine::api::Session session = chat_session(Which::llama);
+  session.prefill_chat({{"user", "Go on.", {}, {}, {}}});
+  const std::span<const float> first = session.logits();
+  double norm = 0;
+  for (const float l : first) norm += std::exp(static_cast<double>(l));
+  std::vector<double> expected_first(first.size());
+  for (size_t i = 0; i < first.size(); ++i) expected_first[i] = first[i] - std::log(norm);
+
+  std::vector<int32_t> tokens;
+  engine::api::GenerateOptions options = up_to(8);
+  options.n_top_logprobs = 3;
+  options.on_token = [&](const engine_token_logprob& t, std::span<const engine_token_logprob> top) {
+    if (tokens.empty()) {
+      EXPECT_NEAR(t.logprob, expected_first[static_cast<size_t>(t.token)], 1e-4);
+      EXPECT_NEAR(top[1].logprob, expected_first[static_cast<size_t>(top[1].token)], 1e-4);
+    }
+    tokens.push_back(t.token);
+    ASSERT_EQ(top.size(), 3u);
+    EXPECT_EQ(top[0].token, t.token);  // greedy
+    EXPECT_EQ(top[0].logprob, t.logprob);
+    EXPECT_LE(t.logprob, 0.0f);
+    EXPECT_GE(top[0].logprob, top[1].logprob);
+    EXPECT_GE(top[1].logprob, top[2].logprob);
+  };
+  engine::api::Sampler sampler = greedy();
+  const engine::api::Reply r = engine::api::generate(session, sampler, options);
+  if (r.n_tokens == 0) GTEST_SKIP() << "the model ended at once";
+  EXPECT_EQ(tokens.size(), r.n_tokens);
+  const std::string text = model.detokenize(tokens);  // alone, a first SentencePiece piece loses its space
+  EXPECT_TRUE(text == r.text || " " + text == r.text) << "'" << text << "' '" << r.text << "'";
+
+  // Sampled: the token is any of them, never more likely than the first.
+  engine_sampler_params p = engine_sampler_default_params();
+  p.seed = 7;
+  engine::api::Sampler sampled(p);
+  size_t calls = 0;
+  options.on_token = [&](const engine_token_logprob& t, std::span<const engine_token_logprob> top) {
+    ++calls;
+    EXPECT_LE(t.logprob, top[0].logprob);
+  };
+  session.prefill_chat({{"user", "Go on.", {}, {}, {}}});
+  EXPECT_EQ(calls, engine::api::generate(session, sampled, options).n_tokens);
+  // An exception thrown by on_token stops the reply and reaches the caller.
+  options.on_token = [](const engine_token_logprob&, std::span<const engine_token_logprob>) {
+    throw std::runtime_error("app");
+  };
+  session.prefill_chat({{"user", "Go on.", {}, {}, {}}});
+  EXPECT_THROW(engine::api::generate(session, sampler, options), std::runtime_error);
 }
 
 // The reply is decoded as a continuation of the session's tokens: after BOS
@@ -156,10 +220,10 @@ TEST(ChatOnLlama, AReplyAfterBosAloneLosesTheSpacePrefixAndOneAfterTextKeepsIt) 
   engine::api::Sampler sampler = greedy();
   const std::vector<int32_t> bos{model.bos()};
   session.prefill(bos);
-  const engine::api::Reply from_bos = engine::api::generate(session, sampler, {6, {}});
+  const engine::api::Reply from_bos = engine::api::generate(session, sampler, up_to(6, {}));
   EXPECT_EQ(from_bos.text.rfind("Once upon a", 0), 0u) << "'" << from_bos.text << "'";
   session.prefill_prompt(model.tokenize("Once upon a", /*add_bos=*/true));
-  const engine::api::Reply after_text = engine::api::generate(session, sampler, {1, {}});
+  const engine::api::Reply after_text = engine::api::generate(session, sampler, up_to(1, {}));
   EXPECT_EQ(after_text.text, " time");
 }
 
@@ -167,10 +231,10 @@ TEST(ChatOnLlama, TheWrapperChatReusesEveryTurn) {
   engine::api::Session session = chat_session(Which::llama);
   engine::api::Sampler sampler = greedy();
   engine::api::Chat chat(session, sampler, {}, "Be brief.");
-  chat.say("Hello", {6, {}});
+  chat.say("Hello", up_to(6));
   const size_t first_prompt = chat.last_prompt().n_prompt;
   const uint64_t before = session.n_evaluated();
-  chat.say("More", {6, {}});
+  chat.say("More", up_to(6));
   EXPECT_GE(chat.last_prompt().n_reused, first_prompt);
   EXPECT_EQ(session.n_evaluated() - before,
             chat.last_prompt().n_prompt - chat.last_prompt().n_reused + (session.n_past() - chat.last_prompt().n_prompt));
@@ -187,8 +251,8 @@ TEST(ChatOnLlama, SessionsOnOneModelChatFromSeveralThreads) {
     engine::api::Session session = chat_session(Which::llama);
     engine::api::Sampler sampler = greedy();
     engine::api::Chat chat(session, sampler, {}, "Be brief.");
-    std::string text = chat.say("One", {5, {}}).text;
-    text += "|" + chat.say("Two", {5, {}}).text;
+    std::string text = chat.say("One", up_to(5)).text;
+    text += "|" + chat.say("Two", up_to(5)).text;
     return text;
   };
   const std::string alone = conversation();
@@ -314,7 +378,7 @@ TEST(ChatModelTemplate, TheFilesTemplateAndSpecialTokensAreUsed) {
   EXPECT_EQ(held[0], model.bos());
   EXPECT_LT(held.size(), 12u);
   engine::api::Sampler sampler = greedy();
-  const engine::api::Reply reply = engine::api::generate(session, sampler, {4, {}});
+  const engine::api::Reply reply = engine::api::generate(session, sampler, up_to(4, {}));
   EXPECT_LE(reply.n_tokens, 4u);
 }
 #endif
