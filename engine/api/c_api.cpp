@@ -161,6 +161,9 @@ int32_t engine_model_n_ctx_train(const engine_model* m) {
 int32_t engine_model_bos(const engine_model* m) {
   return model_property(m, -1, [](const ModelObject& o) { return o.tokenizer.bos(); });
 }
+bool engine_model_add_bos(const engine_model* m) {
+  return model_property(m, false, [](const ModelObject& o) { return o.tokenizer.add_bos() && o.tokenizer.bos() >= 0; });
+}
 int32_t engine_model_eos(const engine_model* m) {
   return model_property(m, -1, [](const ModelObject& o) { return o.tokenizer.eos(); });
 }

@@ -147,6 +147,8 @@ int32_t engine_model_n_vocab(const engine_model* model);     /* -1 for a bad han
 int32_t engine_model_n_ctx_train(const engine_model* model); /* -1 for a bad handle */
 int32_t engine_model_bos(const engine_model* model);         /* -1 when none */
 int32_t engine_model_eos(const engine_model* model);         /* -1 when none */
+/* Whether the model's prompts begin with BOS (tokenizer.ggml.add_bos_token): the add_bos to give engine_tokenize. */
+bool engine_model_add_bos(const engine_model* model);
 bool engine_model_is_end_of_generation(const engine_model* model, int32_t token);
 
 /* ---- tokens ---- */

@@ -182,6 +182,7 @@ class Model {
   int32_t n_vocab() const { return engine_model_n_vocab(get()); }
   int32_t bos() const { return engine_model_bos(get()); }
   int32_t eos() const { return engine_model_eos(get()); }
+  bool add_bos() const { return engine_model_add_bos(get()); }
   bool is_end_of_generation(int32_t t) const { return engine_model_is_end_of_generation(get(), t); }
 
   std::vector<int32_t> tokenize(std::string_view text, bool add_bos, bool parse_special = false) const {

@@ -145,6 +145,7 @@ TEST_F(CApiMisuse, NullPointersEverywhere) {
   EXPECT_EQ(engine_session_reset(nullptr), ENGINE_ERR_INVALID_HANDLE);
   EXPECT_EQ(engine_session_n_past(nullptr), 0u);
   EXPECT_EQ(engine_model_bos(nullptr), -1);
+  EXPECT_FALSE(engine_model_add_bos(nullptr));
   EXPECT_FALSE(engine_model_is_end_of_generation(nullptr, 2));
   EXPECT_EQ(engine_prefill(s, &bos, 0), ENGINE_ERR_INVALID_ARGUMENT);
   EXPECT_EQ(engine_session_memory_info(s, nullptr), ENGINE_ERR_INVALID_ARGUMENT);

@@ -75,6 +75,7 @@ TEST_F(CApi, GreedyGenerationMatchesTheReference) {
 
   EXPECT_EQ(engine_model_n_vocab(model_), 512);
   EXPECT_EQ(engine_model_bos(model_), 1);
+  EXPECT_TRUE(engine_model_add_bos(model_));  // stories260K (llama) starts its prompts with BOS
   int32_t tokens[8];
   size_t n = 0;
   ASSERT_EQ(engine_tokenize(model_, "", 0, true, false, tokens, 8, &n), ENGINE_OK);

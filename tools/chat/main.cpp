@@ -8,9 +8,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -18,6 +15,7 @@
 #include "tools/chat/conversation.h"
 #include "tools/chat/line_reader.h"
 #include "tools/common/args.h"
+#include "tools/common/chat_template_option.h"
 #include "tools/common/log_level.h"
 #include "tools/common/plural.h"
 #include "tools/common/sampler_args.h"
@@ -100,28 +98,6 @@ Options parse(int argc, char** argv) {
     throw tools::ArgError(e.what());
   }
   return o;
-}
-
-// --template: a built-in's name, else a file's text.
-api::ChatOptions chat_options(const std::string& arg) {
-  api::ChatOptions options;
-  if (arg.empty()) return options;
-  std::string names;
-  for (const std::string& name : api::builtin_chat_templates()) {
-    if (name == arg) {
-      options.template_name = name;
-      return options;
-    }
-    names += (names.empty() ? "" : ", ") + name;
-  }
-  std::ifstream in(arg, std::ios::binary);
-  if (!in || std::filesystem::is_directory(arg)) {
-    throw tools::ArgError("--template " + arg + ": neither a built-in template (" + names + ") nor a readable file");
-  }
-  std::stringstream text;
-  text << in.rdbuf();
-  options.template_text = text.str();
-  return options;
 }
 
 // Notices and figures on stderr, dimmed on a terminal so the reply stands out.
@@ -286,7 +262,7 @@ class Repl {
 int run(const Options& o) {
   tools::set_tool_log_level(engine::LogLevel::warning, o.verbose);
   Settings settings;
-  settings.options = chat_options(o.template_arg);
+  settings.options = tools::chat_template_option(o.template_arg);
   settings.system_prompt = o.system_prompt;
   settings.max_tokens = o.n_predict;
   settings.stops = o.stops;
@@ -296,9 +272,7 @@ int run(const Options& o) {
   sp.n_threads = static_cast<int32_t>(o.n_threads);
   sp.cpus = o.cpus.empty() ? nullptr : o.cpus.c_str();
   api::Session session(model, sp);
-  const engine::SamplerParams& s = o.sampler;
-  api::Sampler sampler(
-      engine_sampler_params{s.temperature, s.top_k, s.top_p, s.min_p, s.repeat_penalty, s.repeat_last_n, s.seed});
+  api::Sampler sampler(tools::c_sampler_params(o.sampler));
   if (const std::string gbnf = o.grammar.gbnf(); !gbnf.empty()) sampler.set_grammar(model, gbnf);
   Conversation chat(model, session, sampler, std::move(settings));
   install_interrupt_handler();

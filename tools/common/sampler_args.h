@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "engine/api/engine.h"
 #include "engine/runtime/sampler.h"
 #include "tools/common/args.h"
 
@@ -18,6 +19,11 @@ extern const char* const kSamplerUsage;
 // --repeat-last-n. Throws ArgError naming the option for a value that is not
 // a number or does not fit; SamplerParams::validate() checks the rest.
 bool parse_sampler_option(Args& args, engine::SamplerParams& params);
+
+// The same settings for the C API's sampler.
+inline engine_sampler_params c_sampler_params(const engine::SamplerParams& s) {
+  return engine_sampler_params{s.temperature, s.top_k, s.top_p, s.min_p, s.repeat_penalty, s.repeat_last_n, s.seed};
+}
 
 // Structured output: --grammar FILE (GBNF, start rule "root") or
 // --json-schema FILE, at most one.
