@@ -48,7 +48,7 @@ aarch64_targets=""; aarch64_options=(-DCMAKE_BUILD_TYPE=Release -DENGINE_WERROR=
 # The fuzz targets: clang, libFuzzer, ASan+UBSan. Only the fuzz binaries are
 # built (and no Highway tier: the fuzzers exercise parsing, loading and the
 # reference kernels), which keeps this tree to a few minutes of compiling.
-fuzz_targets="fuzz_seeds fuzz_gguf_reader fuzz_model_loader fuzz_tokenizer_spm fuzz_tokenizer_bpe fuzz_sampler_params fuzz_chat_template fuzz_session_file fuzz_grammar"
+fuzz_targets="fuzz_seeds fuzz_gguf_reader fuzz_model_loader fuzz_tokenizer_spm fuzz_tokenizer_bpe fuzz_sampler_params fuzz_chat_template fuzz_session_file fuzz_grammar fuzz_serve_request"
 fuzz_options=(-DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 "${SAN_FLAGS[@]}"
   -DENGINE_WERROR=ON -DENGINE_BUILD_BENCH=OFF -DENGINE_USE_HWY=OFF -DENGINE_FUZZ=ON
   "-DENGINE_SANITIZE=address;undefined" -DENGINE_TEST_SUFFIX=@fuzz)

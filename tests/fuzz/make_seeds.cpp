@@ -146,6 +146,18 @@ int main(int argc, char** argv) {
   };
   for (size_t i = 0; i < grammars.size(); ++i)
     write(out / "grammar", "grammar-" + std::to_string(i), std::vector<uint8_t>(grammars[i].begin(), grammars[i].end()));
+#if ENGINE_FUZZ_SERVE
+  // Request bodies (mode byte: 0 chat, 1 completions) with every kind of field.
+  const std::vector<std::string_view> requests = {
+      "\0{\"model\": \"m\", \"messages\": [{\"role\": \"system\", \"content\": \"Be brief.\"}, {\"role\": \"user\", \"content\": \"Hi\"}], \"max_tokens\": 8, \"temperature\": 0.7, \"top_p\": 0.9, \"seed\": 1, \"stop\": [\"\\n\"], \"stream\": true, \"stream_options\": {\"include_usage\": true}}"sv,
+      "\0{\"messages\": [{\"role\": \"user\", \"content\": [{\"type\": \"text\", \"text\": \"a\"}]}, {\"role\": \"assistant\", \"content\": null, \"tool_calls\": [{\"id\": \"c\", \"type\": \"function\", \"function\": {\"name\": \"f\", \"arguments\": \"{\\\"x\\\": 1}\"}}]}, {\"role\": \"tool\", \"tool_call_id\": \"c\", \"content\": \"2\"}], \"tools\": [{\"type\": \"function\", \"function\": {\"name\": \"f\", \"parameters\": {\"type\": \"object\", \"properties\": {\"x\": {\"type\": \"integer\"}}}}}], \"tool_choice\": {\"type\": \"function\", \"function\": {\"name\": \"f\"}}, \"logprobs\": true, \"top_logprobs\": 2}"sv,
+      "\0{\"messages\": [{\"role\": \"user\", \"content\": \"\\u00e9\\ud83d\\ude00\"}], \"response_format\": {\"type\": \"json_schema\", \"json_schema\": {\"name\": \"s\", \"schema\": {\"type\": \"object\", \"required\": [\"a\"], \"properties\": {\"a\": {\"enum\": [1, \"b\"]}}}}}}"sv,
+      "\1{\"prompt\": \"Once upon a time\", \"max_tokens\": 16, \"logprobs\": 3, \"stop\": \".\", \"echo\": false}"sv,
+      "\1{\"prompt\": [\"x\"], \"stream\": true, \"seed\": -1}"sv,
+  };
+  for (size_t i = 0; i < requests.size(); ++i)
+    write(out / "serve_request", "request-" + std::to_string(i), std::vector<uint8_t>(requests[i].begin(), requests[i].end()));
+#endif
   // Saved sessions: real files of the session target's model, of both KV
   // types, empty, short and near a full context.
   for (const uint32_t n : {0u, 1u, 5u, 12u}) {

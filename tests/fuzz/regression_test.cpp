@@ -29,6 +29,9 @@ const std::map<std::string, Target>& targets() {
       {"tokenizer_spm", engine_fuzz::tokenizer_spm},     {"tokenizer_bpe", engine_fuzz::tokenizer_bpe},
       {"sampler_params", engine_fuzz::sampler_params},   {"chat_template", engine_fuzz::chat_template},
       {"session_file", engine_fuzz::session_file},       {"grammar", engine_fuzz::grammar},
+#if ENGINE_FUZZ_SERVE
+      {"serve_request", engine_fuzz::serve_request},
+#endif
   };
   return t;
 }
@@ -70,7 +73,12 @@ TEST_P(FuzzRegressions, ReplayWithoutCrashing) {
 
 INSTANTIATE_TEST_SUITE_P(Targets, FuzzRegressions,
                          ::testing::Values("gguf_reader", "model_loader", "tokenizer_spm", "tokenizer_bpe",
-                                           "sampler_params", "session_file", "grammar"),
+                                           "sampler_params", "session_file", "grammar"
+#if ENGINE_FUZZ_SERVE
+                                           ,
+                                           "serve_request"
+#endif
+                                           ),
                          [](const ::testing::TestParamInfo<std::string>& p) { return p.param; });
 
 // The session target's seeds are real saved sessions that load; the same

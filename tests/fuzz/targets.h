@@ -36,6 +36,10 @@ int chat_template(const uint8_t* data, size_t size);
 // engine's grammar matcher and the tests' plain one (they must agree) and the
 // token mask over a small vocabulary (it must equal the matcher's verdicts).
 int grammar(const uint8_t* data, size_t size);
+// serve's reading of an OpenAI request body (a mode byte choosing chat or
+// completions first): the request or a 400, and responses that are JSON.
+// Built where serve's protocol library is (nlohmann-json found): ENGINE_FUZZ_SERVE.
+int serve_request(const uint8_t* data, size_t size);
 // A saved session's bytes (after a mode byte: bit 0 makes the checksum right
 // again, bit 1 an f32 KV cache, bit 2 a session with a history of its own)
 // loaded into a session of a small synthesized model.

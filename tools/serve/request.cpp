@@ -1,6 +1,7 @@
 #include "tools/serve/request.h"
 
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include <nlohmann/json.hpp>
@@ -60,7 +61,9 @@ std::optional<bool> bool_field(const Json& object, const char* key, const std::s
 std::optional<double> number_field(const Json& object, const char* key, double lo, double hi) {
   const Json* f = field(object, key);
   if (f == nullptr) return std::nullopt;
-  const std::string range = "a number from " + Json(lo).dump() + " to " + Json(hi).dump();
+  char range_text[64];
+  std::snprintf(range_text, sizeof(range_text), "a number from %g to %g", lo, hi);
+  const std::string range = range_text;
   if (!f->is_number()) wrong(key, range);
   const double v = f->get<double>();
   if (!(v >= lo && v <= hi)) wrong(key, range);
@@ -73,7 +76,7 @@ std::optional<int64_t> integer_field(const Json& object, const char* key, int64_
   const std::string range = "an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
   if (f->is_number_unsigned()) {
     const uint64_t v = f->get<uint64_t>();
-    if (v > static_cast<uint64_t>(hi)) wrong(key, range);
+    if (v > static_cast<uint64_t>(hi) || (lo > 0 && v < static_cast<uint64_t>(lo))) wrong(key, range);
     return static_cast<int64_t>(v);
   }
   if (!f->is_number_integer()) wrong(key, range);
