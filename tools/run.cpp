@@ -127,6 +127,7 @@ Options parse(int argc, char** argv) {
   } catch (const engine::Error& e) {
     throw tools::ArgError(e.what());
   }
+  o.grammar.load();  // the file's errors before the model loads
   return o;
 }
 
@@ -256,9 +257,9 @@ int run(const Options& o) {
   }
   engine::Sampler sampler(o.sampler);
   for (int32_t t : prompt) sampler.accept(t);
-  if (const std::string gbnf = o.grammar.gbnf(); !gbnf.empty()) {
+  if (o.grammar.parsed) {
     sampler.set_grammar(std::make_unique<engine::grammar::TokenConstraint>(
-        engine::grammar::parse_gbnf(gbnf), std::make_shared<engine::grammar::TokenVocabulary>(tokenizer)));
+        *o.grammar.parsed, std::make_shared<engine::grammar::TokenVocabulary>(tokenizer)));
   }
 
   // Checked before the prompt is echoed: an error is all a refused run prints.

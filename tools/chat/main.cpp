@@ -97,6 +97,7 @@ Options parse(int argc, char** argv) {
   } catch (const std::exception& e) {
     throw tools::ArgError(e.what());
   }
+  o.grammar.load();  // the file's errors before the model loads
   return o;
 }
 
@@ -273,7 +274,7 @@ int run(const Options& o) {
   sp.cpus = o.cpus.empty() ? nullptr : o.cpus.c_str();
   api::Session session(model, sp);
   api::Sampler sampler(tools::c_sampler_params(o.sampler));
-  if (const std::string gbnf = o.grammar.gbnf(); !gbnf.empty()) sampler.set_grammar(model, gbnf);
+  if (!o.grammar.gbnf.empty()) sampler.set_grammar(model, o.grammar.gbnf);
   Conversation chat(model, session, sampler, std::move(settings));
   install_interrupt_handler();
   LineReader input(0, ::isatty(1) == 1 ? 1 : 2);

@@ -52,18 +52,18 @@ const char* const kGrammarUsage =
     "      --json-schema FILE  sample only JSON documents this schema validates\n";
 
 bool parse_grammar_option(Args& a, GrammarArgs& g) {
-  return a.option({"--grammar"}, g.gbnf_path) || a.option({"--json-schema"}, g.schema_path);
+  if (!a.option({"--grammar"}, g.gbnf_path) && !a.option({"--json-schema"}, g.schema_path)) return false;
+  if (!g.gbnf_path.empty() && !g.schema_path.empty()) throw ArgError("give --grammar or --json-schema, not both");
+  return true;
 }
 
-std::string GrammarArgs::gbnf() const {
-  if (!gbnf_path.empty() && !schema_path.empty()) throw ArgError("give --grammar or --json-schema, not both");
+void GrammarArgs::load() {
   const std::string& path = gbnf_path.empty() ? schema_path : gbnf_path;
-  if (path.empty()) return "";
+  if (path.empty()) return;
   const std::string text = read_text_file(path);
   try {
-    const std::string gbnf = gbnf_path.empty() ? engine::grammar::json_schema_to_gbnf(text) : text;
-    engine::grammar::parse_gbnf(gbnf);  // its errors now, naming the file
-    return gbnf;
+    gbnf = gbnf_path.empty() ? engine::grammar::json_schema_to_gbnf(text) : text;
+    parsed = engine::grammar::parse_gbnf(gbnf);  // its errors now, naming the file
   } catch (const engine::Error& e) {
     throw engine::Error(path + ": " + e.what());
   }

@@ -3,9 +3,11 @@
 // its field is an error naming the option instead of a silent wrap-around.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "engine/api/engine.h"
+#include "engine/grammar/gbnf.h"
 #include "engine/runtime/sampler.h"
 #include "tools/common/args.h"
 
@@ -30,10 +32,15 @@ inline engine_sampler_params c_sampler_params(const engine::SamplerParams& s) {
 extern const char* const kGrammarUsage;
 struct GrammarArgs {
   std::string gbnf_path, schema_path;
-  // The GBNF to sample under, "" for none: the file's text, or the grammar of
-  // the schema in it. Throws naming the file and the problem.
-  std::string gbnf() const;
+  // What load() read: the GBNF to sample under ("" for none: the file's text,
+  // or the grammar of the schema in it) and that grammar parsed.
+  std::string gbnf;
+  std::optional<engine::grammar::Grammar> parsed;
+  // Reads and parses the file, before the model loads so its errors come
+  // first; throws naming the file and the problem.
+  void load();
 };
+// Giving both options is an ArgError at the second.
 bool parse_grammar_option(Args& args, GrammarArgs& grammar);
 
 }  // namespace tools
