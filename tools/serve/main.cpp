@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -42,7 +43,8 @@ void usage(FILE* out) {
                "      --host ADDR          address to listen on (default 127.0.0.1: this machine only;\n"
                "                           0.0.0.0 for every interface, then give --api-key)\n"
                "      --port N             port (default 8080; 0: any free one, printed)\n"
-               "      --api-key KEY        every request needs Authorization: Bearer KEY (the page at / asks)\n"
+               "      --api-key KEY        every request needs Authorization: Bearer KEY (but the page at /, which\n"
+               "                           asks for it, and /health)\n"
                "      --parallel N         sessions generating at once (default 1), each with the cores / N\n"
                "      --queue N            requests that may wait for a session (default 16); more get 503\n"
                "  -c, --ctx-size N         each session's context (default: the model's, at most 4096)\n"
@@ -73,6 +75,10 @@ Options parse(int argc, char** argv) {
     if (a.flag({"-v", "--verbose"})) {
       o.verbose = true;
       continue;
+    }
+    if (a.flag({"-h", "--help"})) {
+      usage(stdout);
+      std::exit(0);
     }
     a.unknown();
   }

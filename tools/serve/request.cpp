@@ -21,7 +21,7 @@ Json parse_body(std::string_view body) {
       }
       return true;
     });
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {  // parse_error, and out_of_range for a number like 3e1242
     // e.what() is "[json.exception.parse_error.101] parse error at line 1, column 2: ...": the part after "] ".
     const std::string what = e.what();
     const size_t at = what.find("] ");
