@@ -1,14 +1,17 @@
 // serve under load: N small chat completions, C at a time, half streamed; each must be a
 // complete valid answer or a clean 503 (all sessions busy, queue full) with an error object.
-// Optionally, interleaved with them, K clients that vanish mid-stream (--vanish K) and K
-// malformed bodies that must get 400 (--garbage K); neither may disturb the others.
+// Optionally, interleaved with them, K clients that vanish mid-stream (--vanish K), K
+// malformed bodies that must get 400 (--garbage K), and K slow clients (--slow K): one
+// sending its request a few bytes at a time over ~2 s, one not reading its stream for
+// 2 s; each of those must still get its whole answer. None may disturb the others.
 //   node load_test.cjs --serve build/native/bin/serve --model models/stories260K.gguf
-//        [--requests 200] [--concurrency 8] [--max-tokens 8] [--vanish 0] [--garbage 0]
+//        [--requests 200] [--concurrency 8] [--max-tokens 8] [--vanish 0] [--garbage 0] [--slow 0]
 //        [--parallel 2] [--queue 4] [--deadline 60] [--keepalive 1] [--url URL (a running server instead)]
 // Prints "load: N requests, C concurrent: ok X, 503 Y, p50 A ms, p99 B ms, T requests/s,
 // U completion tokens/s"; exits non-zero on any bad answer or past the deadline.
 "use strict";
 const http = require("node:http");
+const net = require("node:net");
 const h = require("./serve_process.cjs");
 
 const args = h.parseArgs();
@@ -17,6 +20,7 @@ const C = Number(args.concurrency || 8);
 const MAX = Number(args["max-tokens"] || 8);
 const VANISH = Number(args.vanish || 0);
 const GARBAGE = Number(args.garbage || 0);
+const SLOW = Number(args.slow || 0);
 const DEADLINE_S = Number(args.deadline || 60);
 const serveArgs = ["--parallel", String(args.parallel || 2), "--queue", String(args.queue || 4)];
 
@@ -86,6 +90,71 @@ function verdict(r, stream) {
   return "";
 }
 
+// A client on a slow link: the request in 12 pieces 170 ms apart (~2 s), on a connection of its
+// own; the answer is read whole (Connection: close) and split into status and body.
+function slowSend(body) {
+  const u = new URL(base);
+  const head = `POST /v1/chat/completions HTTP/1.1\r\nHost: ${u.host}\r\nContent-Type: application/json\r\n` +
+               `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`;
+  const bytes = Buffer.from(head + body);
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const sock = net.connect(Number(u.port), u.hostname);
+    const chunks = [];
+    sock.on("data", (d) => chunks.push(d));
+    sock.on("error", reject);
+    sock.on("end", () => {
+      const text = Buffer.concat(chunks).toString("utf8");
+      const at = text.indexOf("\r\n\r\n");
+      const status = Number(text.slice(9, 12));
+      const headers = text.slice(0, at).toLowerCase();
+      let payload = text.slice(at + 4);
+      if (headers.includes("transfer-encoding: chunked")) {  // de-chunk
+        let out = "", rest = payload;
+        for (;;) {
+          const nl = rest.indexOf("\r\n");
+          const n = parseInt(rest.slice(0, nl), 16);
+          if (!n) break;
+          out += rest.slice(nl + 2, nl + 2 + n);
+          rest = rest.slice(nl + 2 + n + 2);
+        }
+        payload = out;
+      }
+      const type = (/content-type: *([^\r\n]*)/.exec(headers) || [])[1] || "";
+      resolve({ status, contentType: type, body: payload, ms: performance.now() - t0 });
+    });
+    const pieces = 12, size = Math.ceil(bytes.length / pieces);
+    let i = 0;
+    const tick = () => {
+      sock.write(bytes.subarray(i * size, (i + 1) * size));
+      if (++i < pieces) setTimeout(tick, 170);
+    };
+    sock.on("connect", tick);
+  });
+}
+
+// A client that stops reading its stream for 2 s after the first bytes, then reads the rest.
+function slowRead(body) {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const req = http.request(base + "/v1/chat/completions", {
+      method: "POST", agent: false, headers: { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) },
+    }, (res) => {
+      let text = "", paused = false;
+      res.setEncoding("utf8");
+      res.on("data", (d) => {
+        text += d;
+        if (!paused) { paused = true; res.pause(); setTimeout(() => res.resume(), 2000); }
+      });
+      res.on("end", () => resolve({ status: res.statusCode, contentType: res.headers["content-type"] || "", body: text,
+                                    ms: performance.now() - t0 }));
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
 const garbageBodies = ['{"messages": [', "not json", "", "[]", '{"messages":"hello"}', '{"messages":[{"role":"user"}]}',
                        '{"messages":[{"role":"user","content":"x"}],"max_tokens":-1}', "{\"messages\":[\u0000]}"];
 
@@ -112,6 +181,7 @@ async function main() {
   };
   spread(VANISH, "vanish");
   spread(GARBAGE, "garbage");
+  spread(SLOW, "slow");
 
   const latencies = [], bad = [];
   const run = {
@@ -139,6 +209,14 @@ async function main() {
         const r = await p;
         if (!left && r.status !== 200 && r.status !== 503) bad.push(`vanishing client ${job.k}: status ${r.status}`);
       } catch (e) { /* the socket we destroyed */ }
+    },
+    async slow(job) {
+      const body = chatBody(1000 + job.k, job.k % 2 === 1);
+      let r;
+      try { r = job.k % 2 === 0 ? await slowSend(body) : await slowRead(body); }
+      catch (e) { bad.push(`slow client ${job.k}: ${e.code || e.message}`); return; }
+      const why = verdict(r, job.k % 2 === 1);
+      if (why) bad.push(`slow client ${job.k} (${job.k % 2 === 0 ? "sending" : "reading"}): ${why}`);
     },
     async garbage(job) {
       const body = garbageBodies[job.k % garbageBodies.length];
@@ -180,7 +258,7 @@ async function main() {
   const pct = (p) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(p * latencies.length))] : NaN);
   console.log(`load: ${N} requests, ${C} concurrent: ok ${ok}, 503 ${busy}, p50 ${pct(0.5).toFixed(0)} ms, ` +
               `p99 ${pct(0.99).toFixed(0)} ms, ${(ok / seconds).toFixed(1)} requests/s, ${(tokens / seconds).toFixed(0)} completion tokens/s` +
-              (VANISH || GARBAGE ? ` (with ${VANISH} vanishing, ${GARBAGE} garbage)` : ""));
+              (VANISH || GARBAGE || SLOW ? ` (with ${VANISH} vanishing, ${GARBAGE} garbage, ${SLOW} slow)` : ""));
   if (ok === 0) bad.push("no request was answered (all 503)");
   if (server) {
     const { code, signal } = await server.stop();
