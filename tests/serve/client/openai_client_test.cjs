@@ -306,6 +306,39 @@ async function main() {
       assert(r.choices[0].message.content !== undefined, "no reply after an aborted stream");
       return `aborted after ${n} chunks`;
     }],
+    // A client that leaves stops its generation: a reply of up to 1900 tokens (about a second on
+    // stories260K) abandoned at once, streamed and not, must be counted as a disconnect in
+    // /metrics with far fewer tokens generated than asked.
+    ["a client that leaves stops its generation", async () => {
+      const metric = async (name) => {
+        const text = await (await fetch(server.url + "/metrics")).text();
+        const m = new RegExp(`^${name} (\\S+)$`, "m").exec(text);
+        assert(m, `no ${name} in /metrics`);
+        return Number(m[1]);
+      };
+      const report = [];
+      for (const stream of [true, false]) {
+        const left0 = await metric("serve_client_disconnects_total");
+        const tokens0 = await metric("serve_completion_tokens_total");
+        const controller = new AbortController();
+        const started = chat({ stream, max_tokens: 1900, temperature: 1, seed: 5 }, { signal: controller.signal });
+        setTimeout(() => controller.abort(), 30);
+        try {
+          const s = await started;
+          if (stream) for await (const chunk of s) { /* until the abort */ }
+        } catch (e) { /* aborted */ }
+        let left = left0;
+        for (let i = 0; i < 50 && left === left0; i++) {
+          await new Promise((res) => setTimeout(res, 50));
+          left = await metric("serve_client_disconnects_total");
+        }
+        assert(left === left0 + 1, `${stream ? "stream" : "plain"}: disconnects ${left0} -> ${left}, want +1`);
+        const made = (await metric("serve_completion_tokens_total")) - tokens0;
+        assert(made < 1000, `${stream ? "stream" : "plain"}: ${made} tokens generated after the client left`);
+        report.push(`${stream ? "stream" : "plain"} stopped after ${made} tokens`);
+      }
+      return report.join(", ");
+    }],
   ];
   let failures = await h.runChecks(checks);
 
