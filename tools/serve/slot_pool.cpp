@@ -1,5 +1,6 @@
 #include "tools/serve/slot_pool.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "tools/serve/http_error.h"
@@ -11,20 +12,25 @@ SlotPool::SlotPool(std::vector<std::unique_ptr<Slot>> slots, size_t max_waiting)
 
 SlotPool::Lease SlotPool::acquire(std::span<const int32_t> prompt, const std::function<bool()>& abandoned) {
   std::unique_lock lock(mutex_);
-  if (busy_ == slots_.size()) {
-    if (waiting_ >= max_waiting_) {
+  if (busy_ == slots_.size() || !queue_.empty()) {
+    if (queue_.size() >= max_waiting_) {
       throw HttpError(503, "the server is busy: all " + std::to_string(slots_.size()) + " sessions are generating and " +
-                               std::to_string(waiting_) + " requests wait; retry later");
+                               std::to_string(queue_.size()) + " requests wait; retry later");
     }
-    ++waiting_;
-    while (busy_ == slots_.size()) {
+    // First come, first served: a condition variable wakes waiters in no
+    // particular order, and one request waited 8 s while others took 1.5 s.
+    const uint64_t ticket = next_ticket_++;
+    queue_.push_back(ticket);
+    while (busy_ == slots_.size() || queue_.front() != ticket) {
       freed_.wait_for(lock, std::chrono::milliseconds(100));
-      if (busy_ == slots_.size() && abandoned && abandoned()) {
-        --waiting_;
+      if ((busy_ == slots_.size() || queue_.front() != ticket) && abandoned && abandoned()) {
+        queue_.erase(std::find(queue_.begin(), queue_.end(), ticket));
+        freed_.notify_all();  // the next in line may be first now
         return {};
       }
     }
-    --waiting_;
+    queue_.pop_front();
+    freed_.notify_all();  // a second free slot serves the next in line
   }
   Slot* best = nullptr;
   size_t best_common = 0;
@@ -51,7 +57,7 @@ void SlotPool::release(Slot& slot) {
     --busy_;
     slot.last_used = ++clock_;
   }
-  freed_.notify_one();
+  freed_.notify_all();
 }
 
 size_t SlotPool::busy() const {
@@ -61,7 +67,7 @@ size_t SlotPool::busy() const {
 
 size_t SlotPool::waiting() const {
   const std::lock_guard lock(mutex_);
-  return waiting_;
+  return queue_.size();
 }
 
 }  // namespace serve

@@ -1,12 +1,14 @@
 // The server's sessions on its one model (--parallel N) and the requests
 // waiting for one. A request takes the idle session that already holds the
 // longest start of its prompt (a chat's earlier turns, a shared system
-// prompt), so only its new tokens are evaluated; past the waiting bound
-// (--queue) it is refused with 503 at once rather than left to time out.
+// prompt), so only its new tokens are evaluated. Waiting requests are served
+// in arrival order; past the waiting bound (--queue) one is refused with 503
+// at once rather than left to time out.
 #pragma once
 
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -64,7 +66,8 @@ class SlotPool {
   std::vector<std::unique_ptr<Slot>> slots_;
   std::vector<bool> in_use_;
   size_t max_waiting_;
-  size_t waiting_ = 0;
+  std::deque<uint64_t> queue_;  // the waiting requests' tickets, in arrival order
+  uint64_t next_ticket_ = 0;
   size_t busy_ = 0;
   uint64_t clock_ = 0;
   mutable std::mutex mutex_;
