@@ -46,6 +46,8 @@ std::string default_message(int status, const httplib::Request& req, size_t max_
   }
 }
 
+bool write_event(httplib::DataSink& sink, const std::string& event) { return sink.write(event.data(), event.size()); }
+
 void log_turn(const char* what, const Slot& slot, size_t n_prompt, const TurnResult& t) {
   static const char* const kReasons[] = {"end", "stop string", "max tokens", "client left", "context full"};
   if (t.abandoned) {
@@ -125,19 +127,41 @@ std::vector<int32_t> Server::prompt_tokens(const std::string& prompt) const {
   // the tokens, BOS first when the model wants it and the text did not write it.
   std::vector<int32_t> tokens = model_.tokenize(prompt, /*add_bos=*/false, /*parse_special=*/true);
   if (model_.add_bos() && (tokens.empty() || tokens.front() != model_.bos())) tokens.insert(tokens.begin(), model_.bos());
-  const size_t limit = options_.max_prompt_tokens != 0 ? options_.max_prompt_tokens : options_.n_ctx - 1;
-  if (tokens.size() > limit) {
-    throw HttpError(400,
-                    "the prompt is " + std::to_string(tokens.size()) + " tokens; this server takes at most " +
-                        std::to_string(limit) + " (--max-prompt-tokens, and the context size " +
-                        std::to_string(options_.n_ctx) + ")",
-                    "messages", "context_length_exceeded");
-  }
-  if (tokens.empty()) throw HttpError(400, "the prompt is empty", "prompt");
   return tokens;
 }
 
-uint32_t Server::max_tokens_for(const GenerationRequest& g, size_t) const {
+void Server::prepare(StreamJob& job, std::vector<int32_t> prompt, const GenerationRequest& g, const char* param,
+                     const char* id_prefix) const {
+  const size_t limit = options_.max_prompt_tokens != 0 ? options_.max_prompt_tokens : options_.n_ctx - 1;
+  if (prompt.size() > limit) {
+    throw HttpError(400,
+                    "the prompt is " + std::to_string(prompt.size()) + " tokens; this server takes at most " +
+                        std::to_string(limit) + " (--max-prompt-tokens, and the context size " +
+                        std::to_string(options_.n_ctx) + ")",
+                    param, "context_length_exceeded");
+  }
+  if (prompt.empty()) throw HttpError(400, "the prompt is empty and the model starts with no BOS", param);
+  job.prompt = std::move(prompt);
+  job.turn.prompt = job.prompt;
+  job.turn.options.max_tokens = max_tokens_for(g);
+  job.turn.options.stop = g.stop;
+  job.turn.logprobs = g.logprobs;
+  job.turn.top_logprobs = g.top_logprobs;
+  job.sampler = sampler_for(g);
+  job.include_usage = g.include_usage;
+  job.meta = {new_id(id_prefix), std::time(nullptr), options_.model_name};
+}
+
+std::optional<TurnResult> Server::run_whole(StreamJob& job, const char* what, httplib::Response& res) {
+  TurnResult t = run_turn(model_, **job.lease, job.sampler, job.turn, *job.peer, stopping_,
+                          [](std::string_view, std::span<const TokenLogprob>) { return true; });
+  if (!t.abandoned) return t;
+  record(what, job, t);
+  res.status = 499;  // no one reads it
+  return std::nullopt;
+}
+
+uint32_t Server::max_tokens_for(const GenerationRequest& g) const {
   const uint32_t limit = options_.max_tokens != 0 ? options_.max_tokens : options_.n_ctx;
   if (g.max_tokens && *g.max_tokens > limit) {
     throw HttpError(400,
@@ -167,13 +191,7 @@ void Server::chat(const httplib::Request& req, httplib::Response& res) {
     throw HttpError(400, std::string("the chat template cannot render these messages: ") + e.what(), "messages");
   }
   auto job = std::make_shared<StreamJob>();
-  job->prompt = prompt_tokens(prompt);
-  job->turn.prompt = job->prompt;
-  job->turn.options.max_tokens = max_tokens_for(r.generation, job->prompt.size());
-  job->turn.options.stop = r.generation.stop;
-  job->turn.logprobs = r.generation.logprobs;
-  job->turn.top_logprobs = r.generation.top_logprobs;
-  job->sampler = sampler_for(r.generation);
+  prepare(*job, prompt_tokens(prompt), r.generation, "messages", "chatcmpl-");
   try {
     if (r.response_format == ResponseFormat::json_object) job->sampler.set_json_schema(model_, R"({"type": "object"})");
     if (r.response_format == ResponseFormat::json_schema) job->sampler.set_json_schema(model_, r.schema);
@@ -186,8 +204,6 @@ void Server::chat(const httplib::Request& req, httplib::Response& res) {
     throw HttpError(400, std::string("tool_choice: ") + e.what(), "tool_choice");
   }
   job->tools = !r.tools.empty();
-  job->include_usage = r.generation.include_usage;
-  job->meta = {new_id("chatcmpl-"), std::time(nullptr), options_.model_name};
   if (!admit(*job, req, res)) return;
 
   // The reply's content and calls, read from its text when tools were given.
@@ -208,13 +224,9 @@ void Server::chat(const httplib::Request& req, httplib::Response& res) {
   auto usage = [job](const TurnResult& t) { return Usage{job->prompt.size(), t.reply.n_tokens, t.n_reused}; };
 
   if (!r.generation.stream) {
-    const TurnResult t = run_turn(model_, **job->lease, job->sampler, job->turn, *job->peer, stopping_,
-                                  [](std::string_view, std::span<const TokenLogprob>) { return true; });
-    if (t.abandoned) {
-      record("chat", *job, t);
-      res.status = 499;
-      return;
-    }
+    const std::optional<TurnResult> whole = run_whole(*job, "chat", res);
+    if (!whole) return;
+    const TurnResult& t = *whole;
     std::optional<std::string> content;
     std::vector<engine::api::ToolCall> calls;
     finish(t, content, calls);
@@ -227,79 +239,47 @@ void Server::chat(const httplib::Request& req, httplib::Response& res) {
 
   res.set_header("Cache-Control", "no-cache");
   res.set_chunked_content_provider("text/event-stream", [this, job, finish, usage](size_t, httplib::DataSink& sink) {
-    auto write = [&](const std::string& s) { return sink.write(s.data(), s.size()); };
     const ResponseMeta& meta = job->meta;
-    if (!write(sse_event(chat_chunk(meta, Json{{"role", "assistant"}, {"content", ""}}, nullptr, nullptr)))) {
+    if (!write_event(sink, sse_event(chat_chunk(meta, Json{{"role", "assistant"}, {"content", ""}}, nullptr, nullptr)))) {
       return false;
     }
-    TurnResult t;
-    try {
-      t = run_turn(model_, **job->lease, job->sampler, job->turn, *job->peer, stopping_,
-                   [&](std::string_view text, std::span<const TokenLogprob> tokens) {
-                     if (job->tools) return true;  // the reply is read for calls at its end
-                     const Json lp = job->turn.logprobs ? chat_logprobs_json({tokens.begin(), tokens.end()}) : Json(nullptr);
-                     return write(sse_event(chat_chunk(meta, Json{{"content", text}}, lp, nullptr)));
-                   });
-    } catch (const std::exception& e) {  // after the 200: the error is an event of the stream
-      write(sse_event(Json{{"error", {{"message", e.what()}, {"type", "server_error"}}}}));
-      write(kSseDone);
-      sink.done();
-      return true;
-    }
-    if (t.abandoned) {
-      record("chat", *job, t);
-      job->lease.reset();
-      return false;  // closes the connection
-    }
-    std::optional<std::string> content;
-    std::vector<engine::api::ToolCall> calls;
-    finish(t, content, calls);
-    job->lease.reset();  // the session is free for the next request while this one finishes writing
-    const std::vector<TokenLogprob> rest(t.tokens.begin() + static_cast<std::ptrdiff_t>(t.n_tokens_sent), t.tokens.end());
-    if (job->tools && content) write(sse_event(chat_chunk(meta, Json{{"content", *content}}, nullptr, nullptr)));
-    if (!calls.empty()) write(sse_event(chat_chunk(meta, Json{{"tool_calls", tool_calls_json(calls, true)}}, nullptr, nullptr)));
-    const Json lp = job->turn.logprobs ? chat_logprobs_json(job->tools ? t.tokens : rest) : Json(nullptr);
-    write(sse_event(chat_chunk(meta, Json::object(), lp, finish_reason(t.reply.reason, !calls.empty()))));
-    if (job->include_usage) write(sse_event(usage_chunk(meta, "chat.completion.chunk", usage(t))));
-    write(kSseDone);
-    sink.done();
-    return true;
+    const auto piece = [&](std::string_view text, std::span<const TokenLogprob> tokens) {
+      if (job->tools) return std::string();  // the reply is read for calls at its end
+      const Json lp = job->turn.logprobs ? chat_logprobs_json({tokens.begin(), tokens.end()}) : Json(nullptr);
+      return sse_event(chat_chunk(meta, Json{{"content", text}}, lp, nullptr));
+    };
+    const auto closing = [&](const TurnResult& t) {
+      std::optional<std::string> content;
+      std::vector<engine::api::ToolCall> calls;
+      finish(t, content, calls);
+      std::vector<std::string> events;
+      if (job->tools && content) events.push_back(sse_event(chat_chunk(meta, Json{{"content", *content}}, nullptr, nullptr)));
+      if (!calls.empty()) {
+        events.push_back(sse_event(chat_chunk(meta, Json{{"tool_calls", tool_calls_json(calls, true)}}, nullptr, nullptr)));
+      }
+      const std::vector<TokenLogprob> rest(t.tokens.begin() + static_cast<std::ptrdiff_t>(t.n_tokens_sent), t.tokens.end());
+      const Json lp = job->turn.logprobs ? chat_logprobs_json(job->tools ? t.tokens : rest) : Json(nullptr);
+      events.push_back(sse_event(chat_chunk(meta, Json::object(), lp, finish_reason(t.reply.reason, !calls.empty()))));
+      if (job->include_usage) events.push_back(sse_event(usage_chunk(meta, "chat.completion.chunk", usage(t))));
+      return events;
+    };
+    return stream_turn(*job, sink, "chat", piece, closing);
   });
 }
 
 void Server::completion(const httplib::Request& req, httplib::Response& res) {
   const CompletionRequest r = parse_completion_request(req.body);
   auto job = std::make_shared<StreamJob>();
-  job->prompt = model_.tokenize(r.prompt, model_.add_bos(), /*parse_special=*/true);
-  if (job->prompt.empty()) throw HttpError(400, "the prompt is empty and the model starts with no BOS", "prompt");
-  const size_t limit = options_.max_prompt_tokens != 0 ? options_.max_prompt_tokens : options_.n_ctx - 1;
-  if (job->prompt.size() > limit) {
-    throw HttpError(400,
-                    "the prompt is " + std::to_string(job->prompt.size()) + " tokens; this server takes at most " +
-                        std::to_string(limit),
-                    "prompt", "context_length_exceeded");
-  }
-  job->turn.prompt = job->prompt;
-  job->turn.options.max_tokens = max_tokens_for(r.generation, job->prompt.size());
-  job->turn.options.stop = r.generation.stop;
-  job->turn.logprobs = r.generation.logprobs;
-  job->turn.top_logprobs = r.generation.top_logprobs;
-  job->sampler = sampler_for(r.generation);
-  job->include_usage = r.generation.include_usage;
-  job->meta = {new_id("cmpl-"), std::time(nullptr), options_.model_name};
+  prepare(*job, model_.tokenize(r.prompt, model_.add_bos(), /*parse_special=*/true), r.generation, "prompt", "cmpl-");
   if (!admit(*job, req, res)) return;
   auto done = [this, job](const TurnResult& t) {
     record("completion", *job, t);
     return Usage{job->prompt.size(), t.reply.n_tokens, t.n_reused};
   };
   if (!r.generation.stream) {
-    const TurnResult t = run_turn(model_, **job->lease, job->sampler, job->turn, *job->peer, stopping_,
-                                  [](std::string_view, std::span<const TokenLogprob>) { return true; });
-    if (t.abandoned) {
-      record("completion", *job, t);
-      res.status = 499;
-      return;
-    }
+    const std::optional<TurnResult> whole = run_whole(*job, "completion", res);
+    if (!whole) return;
+    const TurnResult& t = *whole;
     const Usage u = done(t);
     const Json lp = job->turn.logprobs ? completion_logprobs_json(t.tokens, 0) : Json(nullptr);
     res.set_content(dump(text_completion(job->meta, t.reply.text, lp, finish_reason(t.reply.reason, false), u)), kJson);
@@ -307,38 +287,52 @@ void Server::completion(const httplib::Request& req, httplib::Response& res) {
   }
   res.set_header("Cache-Control", "no-cache");
   res.set_chunked_content_provider("text/event-stream", [this, job, done](size_t, httplib::DataSink& sink) {
-    auto write = [&](const std::string& s) { return sink.write(s.data(), s.size()); };
     size_t offset = 0;
-    TurnResult t;
-    try {
-      t = run_turn(model_, **job->lease, job->sampler, job->turn, *job->peer, stopping_,
-                   [&](std::string_view text, std::span<const TokenLogprob> tokens) {
-                     const Json lp = job->turn.logprobs ? completion_logprobs_json({tokens.begin(), tokens.end()}, offset)
-                                                        : Json(nullptr);
-                     offset += text.size();
-                     return write(sse_event(text_completion(job->meta, std::string(text), lp, nullptr, std::nullopt)));
-                   });
-    } catch (const std::exception& e) {
-      write(sse_event(Json{{"error", {{"message", e.what()}, {"type", "server_error"}}}}));
-      write(kSseDone);
-      sink.done();
-      return true;
-    }
-    if (t.abandoned) {
-      record("completion", *job, t);
-      job->lease.reset();
-      return false;
-    }
-    const Usage u = done(t);
-    job->lease.reset();
-    const std::vector<TokenLogprob> rest(t.tokens.begin() + static_cast<std::ptrdiff_t>(t.n_tokens_sent), t.tokens.end());
-    const Json lp = job->turn.logprobs ? completion_logprobs_json(rest, offset) : Json(nullptr);
-    write(sse_event(text_completion(job->meta, "", lp, finish_reason(t.reply.reason, false), std::nullopt)));
-    if (job->include_usage) write(sse_event(usage_chunk(job->meta, "text_completion", u)));
-    write(kSseDone);
+    const auto piece = [&](std::string_view text, std::span<const TokenLogprob> tokens) {
+      const Json lp =
+          job->turn.logprobs ? completion_logprobs_json({tokens.begin(), tokens.end()}, offset) : Json(nullptr);
+      offset += text.size();
+      return sse_event(text_completion(job->meta, std::string(text), lp, nullptr, std::nullopt));
+    };
+    const auto closing = [&](const TurnResult& t) {
+      const Usage u = done(t);
+      const std::vector<TokenLogprob> rest(t.tokens.begin() + static_cast<std::ptrdiff_t>(t.n_tokens_sent), t.tokens.end());
+      const Json lp = job->turn.logprobs ? completion_logprobs_json(rest, offset) : Json(nullptr);
+      std::vector<std::string> events = {
+          sse_event(text_completion(job->meta, "", lp, finish_reason(t.reply.reason, false), std::nullopt))};
+      if (job->include_usage) events.push_back(sse_event(usage_chunk(job->meta, "text_completion", u)));
+      return events;
+    };
+    return stream_turn(*job, sink, "completion", piece, closing);
+  });
+}
+
+bool Server::stream_turn(StreamJob& job, httplib::DataSink& sink, const char* what, const StreamPiece& piece,
+                         const StreamClosing& closing) {
+  TurnResult t;
+  try {
+    t = run_turn(model_, **job.lease, job.sampler, job.turn, *job.peer, stopping_,
+                 [&](std::string_view text, std::span<const TokenLogprob> tokens) {
+                   const std::string event = piece(text, tokens);
+                   return event.empty() || write_event(sink, event);
+                 });
+  } catch (const std::exception& e) {  // after the 200: the error is an event of the stream
+    write_event(sink, sse_event(Json{{"error", {{"message", e.what()}, {"type", "server_error"}}}}));
+    write_event(sink, kSseDone);
     sink.done();
     return true;
-  });
+  }
+  if (t.abandoned) {
+    record(what, job, t);
+    job.lease.reset();
+    return false;  // closes the connection
+  }
+  const std::vector<std::string> events = closing(t);
+  job.lease.reset();  // the session is free for the next request while this one finishes writing
+  for (const std::string& e : events) write_event(sink, e);
+  write_event(sink, kSseDone);
+  sink.done();
+  return true;
 }
 
 void Server::routes() {

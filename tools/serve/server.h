@@ -5,7 +5,12 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
+#include <span>
+#include <string_view>
+#include <vector>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "engine/api/engine.hpp"
@@ -14,6 +19,7 @@
 
 namespace httplib {
 class Server;
+struct DataSink;
 struct Request;
 struct Response;
 }  // namespace httplib
@@ -53,10 +59,25 @@ class Server {
   void completion(const httplib::Request& req, httplib::Response& res);
   engine::api::Sampler sampler_for(const struct GenerationRequest& g) const;
   std::vector<int32_t> prompt_tokens(const std::string& prompt) const;
-  uint32_t max_tokens_for(const struct GenerationRequest& g, size_t n_prompt) const;
+  uint32_t max_tokens_for(const struct GenerationRequest& g) const;
+  // The job's prompt (checked against the limits; `param` names the field in
+  // an error), generation options, sampler and response id.
+  void prepare(StreamJob& job, std::vector<int32_t> prompt, const struct GenerationRequest& g, const char* param,
+               const char* id_prefix) const;
+  // The whole turn, for a response that is not streamed; nothing (and the
+  // turn recorded) when the client left.
+  std::optional<TurnResult> run_whole(StreamJob& job, const char* what, httplib::Response& res);
   // A session for the request (waiting for one, or 503); false when the
   // client left while it waited.
   bool admit(StreamJob& job, const httplib::Request& req, httplib::Response& res);
+  // A request's turn as a stream of server-sent events: each piece as the
+  // event `piece` makes ("" sends nothing), an engine error after the 200 as
+  // an error event; after a whole turn the events `closing` makes, then
+  // [DONE]. False (the connection is closed) when the client left.
+  using StreamPiece = std::function<std::string(std::string_view, std::span<const struct TokenLogprob>)>;
+  using StreamClosing = std::function<std::vector<std::string>(const TurnResult&)>;
+  bool stream_turn(StreamJob& job, httplib::DataSink& sink, const char* what, const StreamPiece& piece,
+                   const StreamClosing& closing);
   // The turn in the metrics and the log.
   void record(const char* what, const StreamJob& job, const TurnResult& t);
 

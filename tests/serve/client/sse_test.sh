@@ -2,7 +2,8 @@
 # serve on the wire, with curl: the raw SSE framing of a streamed reply (every line "data: ",
 # events apart by a blank line, each a JSON chunk, the last "data: [DONE]", Content-Type
 # text/event-stream), the plain endpoints, and the error answers (400, 401, 404, 413) with
-# OpenAI's error object. One serve with --api-key and a small --max-body.
+# OpenAI's error object. One serve with --api-key, a small --max-body, --max-prompt-tokens and
+# --max-tokens.
 #   tests/serve/client/sse_test.sh --serve build/native/bin/serve --model models/stories260K.gguf
 # Exit 77 (skip) without curl or a JSON reader (python3 or node), or without the model.
 set -uo pipefail
@@ -32,7 +33,8 @@ cleanup() {
 }
 trap cleanup EXIT
 
-"$serve" -m "$model" --port 0 --api-key "$key" --max-body 4096 >"$work/out" 2>"$work/err" &
+"$serve" -m "$model" --port 0 --api-key "$key" --max-body 4096 --max-prompt-tokens 200 --max-tokens 100 \
+  >"$work/out" 2>"$work/err" &
 pid=$!
 url=""
 for _ in $(seq 600); do  # 60 s
@@ -175,6 +177,14 @@ error_check "max_tokens a string" 400 max_tokens
 big=$(head -c 6000 /dev/zero | tr '\0' a)
 request POST /v1/chat/completions "${post_json[@]}" -d "{\"messages\":[{\"role\":\"user\",\"content\":\"$big\"}]}"
 error_check "body over --max-body 4096" 413
+words=$(for i in $(seq 300); do printf 'word '; done)
+request POST /v1/chat/completions "${post_json[@]}" -d "{\"messages\":[{\"role\":\"user\",\"content\":\"$words\"}]}"
+error_check "a prompt over --max-prompt-tokens 200" 400 messages
+grep -q context_length_exceeded "$work/body" || bad "a prompt over --max-prompt-tokens: no code context_length_exceeded"
+request POST /v1/completions "${post_json[@]}" -d "{\"prompt\":\"$words\"}"
+error_check "a completions prompt over --max-prompt-tokens 200" 400 prompt
+request POST /v1/chat/completions "${post_json[@]}" -d "$chat"',"max_tokens":101}'
+error_check "max_tokens over --max-tokens 100" 400 max_tokens
 request GET /v1/nowhere "${auth[@]}"
 error_check "unknown path" 404
 request POST /v1/chat/completions -H "Content-Type: application/json" -d "$chat}"
