@@ -508,8 +508,12 @@ engine_status engine_chat_generate(engine_session* session, engine_sampler* samp
  * template shows ("hermes" <tool_call>{...}</tool_call> for Qwen, Hermes,
  * Granite; "list" <tool_calls>[...]</tool_calls>; "llama3" {"name",
  * "parameters"}; "mistral" [TOOL_CALLS]; "gemma4" <|tool_call>call:...;
- * "pythonic" LFM2's [f(k='v')]; "functools" functools[...]) or the one named
- * by `format` (NULL: the model's). The text around the calls is the content;
+ * "pythonic" LFM2's [f(k='v')]; "functools" functools[...]; "qwen3_coder"
+ * <function=f><parameter=k>v</parameter></function> for Qwen3-Coder,
+ * Nemotron 3, Seed-OSS; "glm" f<arg_key>k</arg_key><arg_value>v</arg_value>;
+ * "invoke" <invoke name="f"><parameter name="k">v</parameter></invoke> for
+ * MiniMax-M2 and DeepSeek V3.2 / V4) or the one named by `format` (NULL: the
+ * model's). The text around the calls is the content;
  * a call that does not parse stays in it. Free with engine_chat_parsed_free;
  * the strings live until then. */
 typedef struct engine_chat_parsed {

@@ -1,5 +1,6 @@
 #include "engine/chat/tool_calls.h"
 
+#include <initializer_list>
 #include <memory>
 #include <optional>
 
@@ -176,6 +177,15 @@ Value python_value(Cursor& c, int depth) {
   return scalar(word);
 }
 
+// The text without the wrapper markers that held calls, trimmed.
+std::string without(std::string_view text, std::initializer_list<std::string> markers) {
+  std::string out(text);
+  for (const std::string& m : markers) {
+    for (size_t at = out.find(m); at != std::string::npos; at = out.find(m, at)) out.erase(at, m.size());
+  }
+  return std::string(trim_space(out));
+}
+
 // The calls between each `open` and `close` marker (no `close`: to the end),
 // each read by `read`; what lies outside them (and any block that does not
 // read) is content.
@@ -297,6 +307,124 @@ bool python_calls(std::string_view text, std::vector<ToolCall>& calls) {
   }
 }
 
+// An argument of the XML-style formats: their templates write a string as
+// itself and anything else as JSON, so text that is a whole JSON value other
+// than a string is that value ("18" meant as text reads as 18: the tool's
+// schema is not known here). `is_string` is the format's own say, when it has
+// one (DeepSeek's string="true").
+Value xml_argument(std::string_view text, std::optional<bool> is_string) {
+  if (is_string != true) {
+    try {
+      Value v = chat_template::parse_json(trim_space(text));
+      if (!v.is_string() || is_string == false) return v;
+    } catch (const chat_template::ValueError&) {
+    }
+  }
+  return Value(std::string(text));
+}
+
+// The text after `marker` up to `close`, moving `rest` past both; nullopt
+// when either is missing.
+std::optional<std::string_view> element(std::string_view& rest, std::string_view marker, std::string_view close) {
+  rest = trim_space(rest);
+  if (!rest.starts_with(marker)) return std::nullopt;
+  const size_t end = rest.find(close, marker.size());
+  if (end == std::string_view::npos) return std::nullopt;
+  const std::string_view inner = rest.substr(marker.size(), end - marker.size());
+  rest.remove_prefix(end + close.size());
+  return inner;
+}
+
+// Qwen3-Coder's <function=NAME> element (inside <tool_call> or Seed-OSS's
+// <seed:tool_call>): <parameter=KEY>\nVALUE\n</parameter> each.
+bool function_element(std::string_view s, std::vector<ToolCall>& calls) {
+  const size_t gt = s.find('>');
+  if (gt == std::string_view::npos) return false;
+  const std::string name(trim_space(s.substr(0, gt)));
+  if (name.empty()) return false;
+  auto args = std::make_shared<ValueDict>();
+  std::string_view rest = s.substr(gt + 1);
+  while (!trim_space(rest).empty()) {
+    const std::optional<std::string_view> p = element(rest, "<parameter=", "</parameter>");
+    if (!p) return false;
+    const size_t kgt = p->find('>');
+    if (kgt == std::string_view::npos) return false;
+    std::string_view value = p->substr(kgt + 1);
+    if (value.starts_with('\n')) value.remove_prefix(1);  // the template's own line breaks
+    if (value.ends_with('\n')) value.remove_suffix(1);
+    args->set(std::string(trim_space(p->substr(0, kgt))), xml_argument(value, std::nullopt));
+  }
+  calls.push_back({"", name, chat_template::to_json(Value(args))});
+  return true;
+}
+
+// GLM's NAME<arg_key>KEY</arg_key><arg_value>VALUE</arg_value>... (GLM 4.5-4.7, Laguna).
+bool glm_call(std::string_view s, std::vector<ToolCall>& calls) {
+  const size_t first = s.find("<arg_key>");
+  const std::string name(trim_space(s.substr(0, first)));
+  if (name.empty() || name.find('<') != std::string::npos) return false;
+  auto args = std::make_shared<ValueDict>();
+  std::string_view rest = first == std::string_view::npos ? std::string_view() : s.substr(first);
+  while (!trim_space(rest).empty()) {
+    const std::optional<std::string_view> key = element(rest, "<arg_key>", "</arg_key>");
+    const std::optional<std::string_view> value = key ? element(rest, "<arg_value>", "</arg_value>") : std::nullopt;
+    if (!value) return false;
+    args->set(std::string(trim_space(*key)), xml_argument(*value, std::nullopt));
+  }
+  calls.push_back({"", name, chat_template::to_json(Value(args))});
+  return true;
+}
+
+// The <P invoke name="NAME"> elements of MiniMax-M2 (P ""), DeepSeek V3.2 / V4
+// (P "｜DSML｜") and Glimmer (P "atem:"): <P parameter name="KEY"[ string="true"]>VALUE</P parameter> each;
+// MiniMax-M3 writes <KEY>VALUE</KEY> instead, between its separator tokens.
+ParsedReply invoke_calls(std::string_view text) {
+  const std::string separated = without(text, {"]<]minimax[>["});
+  const std::string_view reply = text.find("]<]minimax[>[") == std::string_view::npos ? text : separated;
+  const size_t at = reply.find("invoke name=\"");
+  const size_t lt = at == std::string_view::npos ? at : reply.rfind('<', at);
+  if (lt == std::string_view::npos) return content_only(reply);
+  const std::string prefix(reply.substr(lt + 1, at - lt - 1));
+  const std::string open = "<" + prefix + "parameter name=\"", close = "</" + prefix + "parameter>";
+  ParsedReply out = blocks(reply, "<" + prefix + "invoke name=\"", "</" + prefix + "invoke>",
+                           [&](std::string_view s, std::vector<ToolCall>& calls) {
+    const size_t q = s.find("\">");
+    if (q == std::string_view::npos || q == 0) return false;
+    auto args = std::make_shared<ValueDict>();
+    std::string_view rest = s.substr(q + 2);
+    while (!trim_space(rest).empty()) {
+      rest = trim_space(rest);
+      if (!rest.starts_with(open) && rest.starts_with('<') && !rest.starts_with("</")) {  // <KEY>VALUE</KEY>
+        const size_t gt = rest.find('>');
+        const std::string key(rest.substr(1, gt == std::string_view::npos ? 0 : gt - 1));
+        const std::optional<std::string_view> v =
+            key.empty() ? std::nullopt : element(rest, "<" + key + ">", "</" + key + ">");
+        if (!v) return false;
+        args->set(key, xml_argument(*v, std::nullopt));
+        continue;
+      }
+      const std::optional<std::string_view> p = element(rest, open, close);
+      if (!p) return false;
+      const size_t kq = p->find('"');
+      const size_t gt = kq == std::string_view::npos ? kq : p->find('>', kq);
+      if (gt == std::string_view::npos) return false;
+      const std::string_view attributes = p->substr(kq, gt - kq);
+      const std::optional<bool> is_string = attributes.find("string=\"true\"") != std::string_view::npos    ? true
+                                            : attributes.find("string=\"false\"") != std::string_view::npos ? false
+                                                                                                         : std::optional<bool>();
+      args->set(std::string(p->substr(0, kq)), xml_argument(p->substr(gt + 1), is_string));
+    }
+    calls.push_back({"", std::string(s.substr(0, q)), chat_template::to_json(Value(args))});
+    return true;
+  });
+  if (!out.tool_calls.empty()) {
+    out.content = without(out.content, {"<minimax:tool_call>", "</minimax:tool_call>", "<" + prefix + "function_calls>",
+                                        "</" + prefix + "function_calls>", "<" + prefix + "tool_calls>",
+                                        "</" + prefix + "tool_calls>"});
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string_view tool_call_format_name(ToolCallFormat f) {
@@ -308,6 +436,9 @@ std::string_view tool_call_format_name(ToolCallFormat f) {
     case ToolCallFormat::gemma4: return "gemma4";
     case ToolCallFormat::pythonic: return "pythonic";
     case ToolCallFormat::functools: return "functools";
+    case ToolCallFormat::qwen3_coder: return "qwen3_coder";
+    case ToolCallFormat::glm: return "glm";
+    case ToolCallFormat::invoke: return "invoke";
     case ToolCallFormat::none: break;
   }
   return "none";
@@ -320,12 +451,11 @@ ToolCallFormat tool_call_format(std::string_view t) {
   if (has("<|tool_call>") && has("call:")) return ToolCallFormat::gemma4;
   if (has("<|tool_call_start|>")) return ToolCallFormat::pythonic;
   if (has("functools[")) return ToolCallFormat::functools;
-  // <tool_call> also wraps other formats: GLM's <arg_key> pairs,
-  // Qwen3-Coder's <function=...> and MiniMax's <invoke name=...> elements,
-  // which are not read here.
-  if (has("<tool_call>") && !has("<arg_key>") && !has("<function=") && !has("<invoke name")) {
-    return ToolCallFormat::hermes;
-  }
+  // <tool_call> also wraps these, so they come first.
+  if (has("<function=") && has("<parameter=")) return ToolCallFormat::qwen3_coder;
+  if (has("<arg_key>") && has("<arg_value>")) return ToolCallFormat::glm;
+  if (has("invoke name=") && (has("parameter name=") || has("]<]minimax[>["))) return ToolCallFormat::invoke;
+  if (has("<tool_call>")) return ToolCallFormat::hermes;
   if (has("<|start_header_id|>") && has("\"parameters\": ")) return ToolCallFormat::llama3;
   return ToolCallFormat::none;
 }
@@ -364,6 +494,17 @@ ParsedReply parse_tool_calls(std::string_view reply, ToolCallFormat format) {
     case ToolCallFormat::functools:
       return blocks(reply, "functools", "",
                     [](std::string_view s, std::vector<ToolCall>& calls) { return json_calls(s, "arguments", calls); });
+    case ToolCallFormat::qwen3_coder: {
+      ParsedReply out = blocks(reply, "<function=", "</function>", function_element);
+      if (!out.tool_calls.empty()) {
+        out.content = without(out.content, {"<tool_call>", "</tool_call>", "<seed:tool_call>", "</seed:tool_call>"});
+      }
+      return out;
+    }
+    case ToolCallFormat::glm:
+      return blocks(reply, "<tool_call>", "</tool_call>", glm_call);
+    case ToolCallFormat::invoke:
+      return invoke_calls(reply);
     case ToolCallFormat::none:
       break;
   }
@@ -371,9 +512,10 @@ ParsedReply parse_tool_calls(std::string_view reply, ToolCallFormat format) {
 }
 
 ToolCallFormat tool_call_format_named(std::string_view name) {
-  for (const ToolCallFormat f : {ToolCallFormat::none, ToolCallFormat::hermes, ToolCallFormat::list, ToolCallFormat::llama3,
-                                 ToolCallFormat::mistral, ToolCallFormat::gemma4, ToolCallFormat::pythonic,
-                                 ToolCallFormat::functools}) {
+  for (const ToolCallFormat f : {ToolCallFormat::none, ToolCallFormat::hermes, ToolCallFormat::list,
+                                 ToolCallFormat::llama3, ToolCallFormat::mistral, ToolCallFormat::gemma4,
+                                 ToolCallFormat::pythonic, ToolCallFormat::functools, ToolCallFormat::qwen3_coder,
+                                 ToolCallFormat::glm, ToolCallFormat::invoke}) {
     if (tool_call_format_name(f) == name) return f;
   }
   throw Error("unknown tool-call format '" + std::string(name) + "'");
@@ -388,9 +530,9 @@ std::string tool_call_gbnf(std::string_view tools, ToolCallFormat format) {
     case ToolCallFormat::llama3: break;
     case ToolCallFormat::mistral: before = "[TOOL_CALLS][", after = "]"; break;
     case ToolCallFormat::functools: before = "functools[", after = "]"; break;
+    case ToolCallFormat::qwen3_coder: case ToolCallFormat::glm: break;
     default:
-      throw Error("tool calls in the " + std::string(tool_call_format_name(format)) +
-                  " format cannot be constrained (their arguments are not JSON)");
+      throw Error("tool calls in the " + std::string(tool_call_format_name(format)) + " format cannot be constrained");
   }
   Value list;
   try {
@@ -399,20 +541,42 @@ std::string tool_call_gbnf(std::string_view tools, ToolCallFormat format) {
     throw Error(std::string("tools: ") + e.what());
   }
   if (!list.is_list() || list.list().empty()) throw Error("tools: a non-empty JSON array of tools is needed");
-  // The calls as one schema: anyOf {"name": const, <args>: parameters}.
-  const char* args_key = format == ToolCallFormat::llama3 ? "parameters" : "arguments";
-  chat_template::ValueList calls;
+  // Each tool's name and its arguments' schema.
+  std::vector<std::pair<Value, Value>> named;
   for (size_t i = 0; i < list.list().size(); ++i) {
     const Value& tool = list.list()[i];
     const Value* fn = tool.is_dict() ? tool.dict().find("function") : nullptr;
     const Value* name = fn != nullptr && fn->is_dict() ? fn->dict().find("name") : nullptr;
     if (name == nullptr || !name->is_string()) throw Error("tools: tool " + std::to_string(i) + " has no function name");
     const Value* params = fn->dict().find("parameters");
+    named.emplace_back(*name, params != nullptr ? *params : Value(std::make_shared<ValueDict>()));
+  }
+
+  if (format == ToolCallFormat::qwen3_coder || format == ToolCallFormat::glm) {
+    const bool qwen = format == ToolCallFormat::qwen3_coder;
+    const grammar::XmlArgumentSyntax syntax = qwen ? grammar::XmlArgumentSyntax{"<parameter=", ">\n", "\n</parameter>\n"}
+                                                   : grammar::XmlArgumentSyntax{"<arg_key>", "</arg_key><arg_value>", "</arg_value>"};
+    std::vector<grammar::XmlArguments> args;
+    std::string root = "root ::= ";
+    for (size_t i = 0; i < named.size(); ++i) {
+      const std::string& name = named[i].first.as_string();
+      args.push_back({"tool-" + std::to_string(i) + "-args", chat_template::to_json(named[i].second)});
+      root += (i ? " | " : "") +
+              grammar::gbnf_literal(qwen ? "<tool_call>\n<function=" + name + ">\n" : "<tool_call>" + name) + " " +
+              args.back().root + " " + grammar::gbnf_literal(qwen ? "</function>\n</tool_call>" : "</tool_call>");
+    }
+    return root + "\n" + grammar::xml_arguments_to_gbnf(args, syntax);
+  }
+
+  // The calls as one schema: anyOf {"name": const, <args>: parameters}.
+  const char* args_key = format == ToolCallFormat::llama3 ? "parameters" : "arguments";
+  chat_template::ValueList calls;
+  for (const auto& [name, params] : named) {
     auto props = std::make_shared<ValueDict>();
     auto name_schema = std::make_shared<ValueDict>();
-    name_schema->set("const", *name);
+    name_schema->set("const", name);
     props->set("name", Value(name_schema));
-    props->set(args_key, params != nullptr ? *params : Value(std::make_shared<ValueDict>()));
+    props->set(args_key, params);
     auto call = std::make_shared<ValueDict>();
     call->set("type", Value("object"));
     call->set("properties", Value(props));

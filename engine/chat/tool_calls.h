@@ -10,7 +10,15 @@
 //   gemma4     <|tool_call>call:name{key:<|"|>text<|"|>,n:1}<tool_call|>     Gemma 4
 //   pythonic   <|tool_call_start|>[name(key='text', n=1)]<|tool_call_end|>  LFM2 / LFM2.5
 //   functools  functools[{"name": ..., "arguments": {...}}, ...]             Phi-4-mini, FireFunction v2
+//   qwen3_coder <tool_call><function=name><parameter=key>v</parameter>...   Qwen3-Coder, Nemotron 3, StepFun 3.5,
+//              </function></tool_call> (Seed-OSS: <seed:tool_call>)          Seed-OSS
+//   glm        <tool_call>name<arg_key>key</arg_key><arg_value>v</arg_value>  GLM 4.7, Laguna
+//   invoke     <invoke name="name"><parameter name="key">v</parameter>       MiniMax-M2 / M3, DeepSeek V3.2 / V4
+//              </invoke> (DeepSeek's and Glimmer's tags prefixed)             (DSML), Glimmer
 //
+// In the XML-style formats (the last three) a value is text; one that is a
+// whole JSON value other than a string is read as that value, as their
+// templates write non-string arguments as JSON.
 // Arguments come back as JSON object text. Text around the calls is the
 // reply's content; a call that does not parse stays in the content, so
 // nothing the model wrote is lost.
@@ -24,7 +32,7 @@
 
 namespace engine::chat {
 
-enum class ToolCallFormat { none, hermes, list, llama3, mistral, gemma4, pythonic, functools };
+enum class ToolCallFormat { none, hermes, list, llama3, mistral, gemma4, pythonic, functools, qwen3_coder, glm, invoke };
 
 std::string_view tool_call_format_name(ToolCallFormat f);
 // The format a chat template writes tool calls in, judged by its text; none
@@ -41,10 +49,11 @@ ToolCallFormat tool_call_format_named(std::string_view name);  // throws engine:
 // A GBNF grammar (start rule "root") whose sentences are one call, in
 // `format`, of one of `tools` (a JSON array of OpenAI function tools), its
 // arguments valid under the tool's "parameters" schema (json_schema.h): for
-// a reply that must call a tool. The formats whose calls are JSON: hermes,
-// list, llama3, mistral (its JSON list form) and functools; another format,
-// or a schema keyword the converter does not take, throws engine::Error
-// naming it.
+// a reply that must call a tool. The formats whose calls are JSON (hermes,
+// list, llama3, mistral's JSON list form, functools) and qwen3_coder and glm,
+// whose text arguments then hold no '<' (xml_arguments_to_gbnf); another
+// format, or a schema keyword the converter does not take, throws
+// engine::Error naming it.
 std::string tool_call_gbnf(std::string_view tools, ToolCallFormat format);
 
 }  // namespace engine::chat

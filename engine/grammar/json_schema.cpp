@@ -6,6 +6,7 @@
 
 #include <map>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "engine/chat_template/json.h"
@@ -56,16 +57,41 @@ std::string pointer_token(std::string_view s) {
   return out;
 }
 
+// The rules made so far, shared by the documents of one grammar.
+struct Rules {
+  std::vector<std::pair<std::string, std::string>> made;  // in the order made
+  std::set<std::string, std::less<>> names{"xml-text"}, used;  // xml-text: XML-style arguments' text
+  std::string text() const {
+    std::string out;
+    for (const auto& [name, body] : made) out += name + " ::= " + body + "\n";
+    return out;
+  }
+};
+
 class Converter {
  public:
-  Converter(Value doc, std::string root) : doc_(std::move(doc)), root_(std::move(root)), names_{root_} {}
+  Converter(Rules& rules, Value doc, std::string root)
+      : doc_(std::move(doc)), root_(std::move(root)), rules_(rules.made), names_(rules.names), used_(rules.used) {
+    if (!names_.insert(root_).second) throw SchemaError("json schema: the rule name '" + root_ + "' is taken");
+  }
 
-  std::string run() {
+  void run() {
     const std::string start = visit(doc_, root_, "");
     if (start != root_) rules_.emplace_back(root_, start);  // the start rule
-    std::string out;
-    for (const auto& [name, body] : rules_) out += name + " ::= " + body + "\n";
-    return out;
+  }
+
+  // The document's object as XML-style tool-call arguments (xml_arguments_to_gbnf).
+  void run_xml(const XmlArgumentSyntax& syntax) {
+    if (!doc_.is_dict()) fail("the arguments' schema must be an object", "");
+    const Value* type = doc_.dict().find("type");
+    if (type != nullptr && !(type->is_string() && type->as_string() == "object")) {
+      fail("the arguments' schema must be of type object", "/type");
+    }
+    if (const Value* a = doc_.dict().find("additionalProperties"); a != nullptr && !(a->is_bool() && !a->as_bool())) {
+      fail("further properties cannot be written as XML arguments", "/additionalProperties");
+    }
+    xml_ = &syntax;
+    rules_.emplace_back(root_, object(doc_.dict(), root_ + "-x", ""));
   }
 
  private:
@@ -181,6 +207,7 @@ class Converter {
   }
 
   std::string object(const chat_template::ValueDict& d, const std::string& name, const std::string& path) {
+    const XmlArgumentSyntax* xml = std::exchange(xml_, nullptr);  // the top level only: nested objects are JSON
     std::vector<std::pair<std::string, const Value*>> props;
     if (const Value* p = d.find("properties")) {
       if (!p->is_dict()) fail("'properties' must be an object", path);
@@ -203,17 +230,24 @@ class Converter {
     if (const Value* a = d.find("additionalProperties"); a != nullptr && !(a->is_bool() && !a->as_bool())) {
       extra = use("string") + " \":\" " + use("ws") + " " + visit(*a, name + "-additional", path + "/additionalProperties");
     }
-    if (props.empty() && extra.empty()) return "\"{\" " + use("ws") + " \"}\" " + use("ws");
+    if (props.empty() && extra.empty()) return xml ? "\"\"" : "\"{\" " + use("ws") + " \"}\" " + use("ws");
     // The members from property i on: a required one must come, an optional
     // one may; `first` says whether none came yet (no comma before it).
     std::vector<std::string> kv(props.size());
     for (size_t i = 0; i < props.size(); ++i) {
-      const std::string value = visit(*props[i].second, name + "-" + props[i].first,
-                                      path + "/properties/" + pointer_token(props[i].first));
+      const std::string value_path = path + "/properties/" + pointer_token(props[i].first);
+      if (xml != nullptr) {  // the top level of XML-style arguments: key and value in tags
+        const XmlArgumentSyntax& x = *xml;
+        std::string value = text_value(*props[i].second, value_path);
+        if (value.empty()) value = visit(*props[i].second, name + "-" + props[i].first, value_path);
+        kv[i] = gbnf_literal(x.key_before + props[i].first + x.key_after) + " " + value + " " + gbnf_literal(x.value_after);
+        continue;
+      }
+      const std::string value = visit(*props[i].second, name + "-" + props[i].first, value_path);
       kv[i] = gbnf_literal(chat_template::to_json(Value(props[i].first))) + " " + use("ws") + " \":\" " + use("ws") + " " +
               value;
     }
-    const std::string comma = "\",\" " + use("ws") + " ";
+    const std::string comma = xml ? "" : "\",\" " + use("ws") + " ";
     std::map<std::pair<size_t, bool>, std::string> memo;
     auto rest = [&](auto& self, size_t i, bool first) -> std::string {
       if (i == props.size()) {
@@ -232,7 +266,45 @@ class Converter {
       return r;
     };
     const std::string members = rest(rest, 0, true);
+    if (xml) return members;  // XML-style arguments: the members alone
     return rule(name, "\"{\" " + use("ws") + " " + members + " \"}\" " + use("ws"));
+  }
+
+  // In XML-style arguments a string is written as itself: the expression of
+  // a property's value when its schema takes strings only (type string with
+  // lengths, or an enum / const of strings), "" when it takes others (JSON
+  // then). Text holds no '<', which every closing tag starts with.
+  std::string text_value(const Value& schema, const std::string& path) {
+    if (!schema.is_dict()) return "";
+    const chat_template::ValueDict& d = schema.dict();
+    auto strings_only = [](const Value& v) {
+      if (!v.is_list() || v.list().empty()) return false;
+      for (const Value& e : v.list()) {
+        if (!e.is_string()) return false;
+      }
+      return true;
+    };
+    if (const Value* e = d.find("enum"); e != nullptr && strings_only(*e)) {
+      std::string alts;
+      for (const Value& v : e->list()) alts += (alts.empty() ? "" : " | ") + gbnf_literal(v.as_string());
+      return "(" + alts + ")";
+    }
+    if (const Value* c = d.find("const"); c != nullptr && c->is_string()) return gbnf_literal(c->as_string());
+    const Value* type = d.find("type");
+    if (type == nullptr || !type->is_string() || type->as_string() != "string") return "";
+    for (const auto& [k, v] : d.entries) {
+      const std::string key = k.is_string() ? k.as_string() : "";
+      if (key != "type" && key != "minLength" && key != "maxLength" && annotations().count(key) == 0) return "";
+    }
+    const Value* lo = d.find("minLength");
+    const Value* hi = d.find("maxLength");
+    if (lo == nullptr && hi == nullptr) {
+      if (used_.insert("xml-text").second) rules_.emplace_back("xml-text", "[^<]*");
+      return "xml-text";
+    }
+    const int64_t min = lo ? count(*lo, "minLength", path) : 0;
+    if (hi && count(*hi, "maxLength", path) < min) fail("'maxLength' is below 'minLength'", path);
+    return "[^<]{" + std::to_string(min) + "," + (hi ? std::to_string(count(*hi, "maxLength", path)) : "") + "}";
   }
 
   std::string array(const chat_template::ValueDict& d, const std::string& name, const std::string& path) {
@@ -301,22 +373,37 @@ class Converter {
 
   Value doc_;
   std::string root_;
-  std::vector<std::pair<std::string, std::string>> rules_;  // in the order made
-  std::set<std::string, std::less<>> names_, used_;
+  std::vector<std::pair<std::string, std::string>>& rules_;
+  std::set<std::string, std::less<>>& names_;
+  std::set<std::string, std::less<>>& used_;
   std::map<std::string, std::string, std::less<>> refs_;
+  const XmlArgumentSyntax* xml_ = nullptr;  // set while the top object's members are written
 };
+
+Value parse_schema(std::string_view schema) {
+  try {
+    return chat_template::parse_json(schema);
+  } catch (const std::exception& e) {
+    throw SchemaError(std::string("json schema: ") + e.what());  // "JSON: ... at byte N"
+  }
+}
 
 }  // namespace
 
 std::string json_schema_to_gbnf(std::string_view schema, std::string_view root) {
   if (primitives().count(root) != 0) throw SchemaError("json schema: '" + std::string(root) + "' names a rule of its own");
-  Value doc;
-  try {
-    doc = chat_template::parse_json(schema);
-  } catch (const std::exception& e) {
-    throw SchemaError(std::string("json schema: ") + e.what());  // "JSON: ... at byte N"
+  Rules rules;
+  Converter(rules, parse_schema(schema), std::string(root)).run();
+  return rules.text();
+}
+
+std::string xml_arguments_to_gbnf(std::span<const XmlArguments> tools, const XmlArgumentSyntax& syntax) {
+  Rules rules;
+  for (const XmlArguments& t : tools) {
+    if (primitives().count(t.root) != 0) throw SchemaError("json schema: '" + t.root + "' names a rule of its own");
+    Converter(rules, parse_schema(t.schema), t.root).run_xml(syntax);
   }
-  return Converter(std::move(doc), std::string(root)).run();
+  return rules.text();
 }
 
 }  // namespace engine::grammar

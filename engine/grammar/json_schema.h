@@ -19,6 +19,7 @@
 // digits.
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -38,5 +39,22 @@ class SchemaError : public Error {
 // `root` (not one of the rules it makes for JSON's primitives: "value",
 // "object", "string", "ws", ...).
 std::string json_schema_to_gbnf(std::string_view schema, std::string_view root = "root");
+
+// The arguments of XML-style tool calls (chat/tool_calls.h: Qwen3-Coder's
+// <parameter=key>, GLM's <arg_key>): for each tool, rule `root` takes its
+// arguments, an object schema's properties in order (the required ones
+// always, the others maybe), each written key_before KEY key_after VALUE
+// value_after; a value of plain {"type": "string"} is text without '<', any
+// other is JSON its schema validates. Further properties
+// (additionalProperties) cannot be written so and are an error. The tools
+// share the grammar's primitive rules.
+struct XmlArgumentSyntax {
+  std::string key_before, key_after, value_after;
+};
+struct XmlArguments {
+  std::string root;
+  std::string schema;  // the tool's "parameters"
+};
+std::string xml_arguments_to_gbnf(std::span<const XmlArguments> tools, const XmlArgumentSyntax& syntax);
 
 }  // namespace engine::grammar

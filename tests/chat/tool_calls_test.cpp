@@ -71,7 +71,8 @@ TEST(ToolCalls, TheSharedTemplatesRenderingsReadBack) {
     found[f].insert(name);
   }
   for (const ToolCallFormat f : {ToolCallFormat::hermes, ToolCallFormat::list, ToolCallFormat::llama3,
-                                 ToolCallFormat::mistral, ToolCallFormat::gemma4, ToolCallFormat::pythonic}) {
+                                 ToolCallFormat::mistral, ToolCallFormat::gemma4, ToolCallFormat::pythonic,
+                                 ToolCallFormat::qwen3_coder, ToolCallFormat::glm, ToolCallFormat::invoke}) {
     EXPECT_FALSE(found[f].empty()) << "no template of format " << engine::chat::tool_call_format_name(f);
   }
   std::string list;
@@ -81,6 +82,60 @@ TEST(ToolCalls, TheSharedTemplatesRenderingsReadBack) {
     list += "\n";
   }
   RecordProperty("formats", list);
+}
+
+// The XML-style formats: a string is written as itself and anything else
+// as JSON, the wrappers are not content, and a value cut off stays content.
+TEST(ToolCalls, XmlStyleFormats) {
+  ParsedReply r = parse_tool_calls(
+      "I'll check.\n<tool_call>\n<function=get_weather>\n<parameter=city>\nNew York\n</parameter>\n"
+      "<parameter=days>\n3\n</parameter>\n<parameter=opts>\n{\"metric\": true}\n</parameter>\n</function>\n"
+      "</tool_call>\n<tool_call>\n<function=now>\n</function>\n</tool_call>",
+      ToolCallFormat::qwen3_coder);
+  ASSERT_EQ(r.tool_calls.size(), 2u);
+  EXPECT_EQ(r.content, "I'll check.");
+  EXPECT_TRUE(same_json(r.tool_calls[0].arguments, R"({"city": "New York", "days": 3, "opts": {"metric": true}})"))
+      << r.tool_calls[0].arguments;
+  EXPECT_EQ(r.tool_calls[1].name, "now");
+  EXPECT_EQ(r.tool_calls[1].arguments, "{}");
+  r = parse_tool_calls("<seed:tool_call>\n<function=f>\n<parameter=q>two\nlines</parameter>\n</function>\n</seed:tool_call>",
+                       ToolCallFormat::qwen3_coder);
+  ASSERT_EQ(r.tool_calls.size(), 1u);
+  EXPECT_TRUE(same_json(r.tool_calls[0].arguments, R"({"q": "two\nlines"})")) << r.tool_calls[0].arguments;
+  EXPECT_EQ(r.content, "");
+  const std::string cut = "<tool_call>\n<function=f>\n<parameter=q>\nunfini";
+  r = parse_tool_calls(cut, ToolCallFormat::qwen3_coder);
+  EXPECT_TRUE(r.tool_calls.empty());
+  EXPECT_EQ(r.content, cut);
+
+  r = parse_tool_calls("<tool_call>search<arg_key>q</arg_key><arg_value>cats</arg_value>"
+                       "<arg_key>n</arg_key><arg_value>5</arg_value></tool_call>",
+                       ToolCallFormat::glm);
+  ASSERT_EQ(r.tool_calls.size(), 1u);
+  EXPECT_EQ(r.tool_calls[0].name, "search");
+  EXPECT_TRUE(same_json(r.tool_calls[0].arguments, R"({"q": "cats", "n": 5})")) << r.tool_calls[0].arguments;
+  r = parse_tool_calls("<tool_call>search<arg_key>q</arg_key></tool_call>", ToolCallFormat::glm);
+  EXPECT_TRUE(r.tool_calls.empty());  // a key without its value
+
+  // DeepSeek says which values are strings: "5" stays text where string="true".
+  r = parse_tool_calls(
+      "Sure.\n\n<\uFF5CDSML\uFF5Cfunction_calls>\n<\uFF5CDSML\uFF5Cinvoke name=\"f\">\n"
+      "<\uFF5CDSML\uFF5Cparameter name=\"a\" string=\"true\">5</\uFF5CDSML\uFF5Cparameter>\n"
+      "<\uFF5CDSML\uFF5Cparameter name=\"b\" string=\"false\">[1, 2]</\uFF5CDSML\uFF5Cparameter>\n"
+      "</\uFF5CDSML\uFF5Cinvoke>\n</\uFF5CDSML\uFF5Cfunction_calls>",
+      ToolCallFormat::invoke);
+  ASSERT_EQ(r.tool_calls.size(), 1u);
+  EXPECT_EQ(r.content, "Sure.");
+  EXPECT_TRUE(same_json(r.tool_calls[0].arguments, R"({"a": "5", "b": [1, 2]})")) << r.tool_calls[0].arguments;
+  r = parse_tool_calls("<minimax:tool_call>\n<invoke name=\"g\">\n<parameter name=\"x\">hi</parameter>\n</invoke>\n"
+                       "</minimax:tool_call>",
+                       ToolCallFormat::invoke);
+  ASSERT_EQ(r.tool_calls.size(), 1u);
+  EXPECT_EQ(r.tool_calls[0].name, "g");
+  EXPECT_EQ(r.content, "");
+  r = parse_tool_calls("No tools needed.", ToolCallFormat::invoke);
+  EXPECT_TRUE(r.tool_calls.empty());
+  EXPECT_EQ(r.content, "No tools needed.");
 }
 
 TEST(ToolCalls, SeveralCallsTextAroundThemAndCutReplies) {

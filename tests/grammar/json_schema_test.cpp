@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "engine/chat_template/json.h"
 #include "engine/grammar/gbnf.h"
@@ -81,6 +82,41 @@ TEST(JsonSchema, AnEmptySchemaTakesAnyJsonValue) {
   EXPECT_TRUE(takes(g, R"({"a": [1, 2.5e3, "x", null, true, {}]})"));
   EXPECT_TRUE(takes(g, "\"text\""));
   EXPECT_FALSE(takes(g, "{'a': 1}"));
+}
+
+// XML-style tool-call arguments (Qwen3-Coder's syntax here): properties in
+// order, optional ones skippable, strings as text (lengths and string enums
+// kept), anything else as JSON; two tools share one grammar.
+TEST(JsonSchema, XmlArgumentsTakeTextStringsAndJsonOtherwise) {
+  const engine::grammar::XmlArgumentSyntax qwen{"<parameter=", ">\n", "\n</parameter>\n"};
+  const std::vector<engine::grammar::XmlArguments> tools = {
+      {"a-args", R"({"type": "object", "properties": {"city": {"type": "string", "maxLength": 8},
+                    "days": {"type": "integer"}, "unit": {"enum": ["c", "f"]},
+                    "opts": {"type": "object", "properties": {"x": {"type": "boolean"}}}},
+                    "required": ["city", "unit"]})"},
+      {"b-args", R"({"type": "object", "properties": {"q": {"type": "string"}}})"}};
+  const std::string gbnf = engine::grammar::xml_arguments_to_gbnf(tools, qwen);
+  const engine::grammar::Grammar a = engine::grammar::parse_gbnf(gbnf, "a-args");
+  const engine::grammar::Grammar b = engine::grammar::parse_gbnf(gbnf, "b-args");
+  EXPECT_TRUE(takes(a, "<parameter=city>\nOslo\n</parameter>\n<parameter=unit>\nc\n</parameter>\n"));
+  EXPECT_TRUE(takes(a, "<parameter=city>\nNew York\n</parameter>\n<parameter=days>\n3\n</parameter>\n"
+                       "<parameter=unit>\nf\n</parameter>\n<parameter=opts>\n{\"x\": true}\n</parameter>\n"));
+  EXPECT_FALSE(takes(a, "<parameter=city>\nSan Francisco\n</parameter>\n<parameter=unit>\nc\n</parameter>\n"));
+  EXPECT_TRUE(takes(a, "<parameter=city>\n\"Oslo\"\n</parameter>\n<parameter=unit>\nc\n</parameter>\n"));  // text
+  EXPECT_FALSE(takes(a, "<parameter=unit>\nc\n</parameter>\n"));                                     // city is required
+  EXPECT_FALSE(takes(a, "<parameter=city>\nOslo\n</parameter>\n<parameter=unit>\nk\n</parameter>\n"));  // not in the enum
+  EXPECT_FALSE(takes(a, "<parameter=city>\nOslo\n</parameter>\n<parameter=days>\nmany\n</parameter>\n"
+                        "<parameter=unit>\nc\n</parameter>\n"));
+  EXPECT_TRUE(takes(b, ""));
+  EXPECT_TRUE(takes(b, "<parameter=q>\nany text, even \"quoted\"\n</parameter>\n"));
+  EXPECT_FALSE(takes(b, "<parameter=q>\na <tag>\n</parameter>\n"));
+  EXPECT_THROW(engine::grammar::xml_arguments_to_gbnf(
+                   std::vector<engine::grammar::XmlArguments>{{"c", R"({"type": "object", "additionalProperties": true})"}},
+                   qwen),
+               SchemaError);
+  EXPECT_THROW(engine::grammar::xml_arguments_to_gbnf(
+                   std::vector<engine::grammar::XmlArguments>{{"c", R"({"type": "array"})"}}, qwen),
+               SchemaError);
 }
 
 }  // namespace

@@ -106,7 +106,10 @@ public final class Model extends NativeHandle {
     return parseToolCalls(reply, null);
   }
 
-  /** The same in a named format: hermes, list, llama3, mistral, gemma4, pythonic, functools or none. */
+  /**
+   * The same in a named format: hermes, list, llama3, mistral, gemma4, pythonic, functools, qwen3_coder, glm,
+   * invoke or none.
+   */
   public ParsedReply parseToolCalls(String reply, String format) {
     long h = acquire();
     try {
