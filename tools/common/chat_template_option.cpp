@@ -1,8 +1,6 @@
 #include "tools/common/chat_template_option.h"
 
-#include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <stdexcept>
 
 #include "tools/common/args.h"
 
@@ -19,13 +17,11 @@ engine::api::ChatOptions chat_template_option(const std::string& arg) {
     }
     names += (names.empty() ? "" : ", ") + name;
   }
-  std::ifstream in(arg, std::ios::binary);
-  if (!in || std::filesystem::is_directory(arg)) {
+  try {
+    options.template_text = read_text_file(arg);  // refuses a directory too
+  } catch (const std::runtime_error&) {
     throw ArgError("--template " + arg + ": neither a built-in template (" + names + ") nor a readable file");
   }
-  std::stringstream text;
-  text << in.rdbuf();
-  options.template_text = text.str();
   return options;
 }
 
