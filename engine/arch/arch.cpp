@@ -10,6 +10,7 @@ const char* mixer_kind_name(MixerKind k) {
   switch (k) {
     case MixerKind::attention: return "attention";
     case MixerKind::shortconv: return "short convolution";
+    case MixerKind::delta_net: return "gated delta net";
   }
   return "?";
 }
@@ -77,6 +78,11 @@ const char* dim_name(Dim d) {
     case Dim::up_rows: return "up_rows";
     case Dim::conv_kernel: return "conv_kernel";
     case Dim::conv_in_rows: return "conv_in_rows";
+    case Dim::q_rows: return "q_rows";
+    case Dim::dn_conv_dim: return "dn_conv_dim";
+    case Dim::dn_value_dim: return "dn_value_dim";
+    case Dim::dn_v_heads: return "dn_v_heads";
+    case Dim::dn_head_v_dim: return "dn_head_v_dim";
   }
   return "?";
 }
@@ -95,7 +101,7 @@ std::vector<TensorSpec> transformer_tensors() {
       {"rope_factors_short.weight", K::rope_factors_short, {D::rope_pairs}, &G::rope_short, false, false},
       {"attn_norm.weight", K::norm, {D::n_embd}, &L::attn_norm},
       {"attn_qkv.weight", K::matrix, {D::n_embd, D::qkv_dim}, &L::wqkv, true, true, has_fused_qkv},
-      {"attn_q.weight", K::matrix, {D::n_embd, D::q_dim}, &L::wq, true, true, has_separate_qkv},
+      {"attn_q.weight", K::matrix, {D::n_embd, D::q_rows}, &L::wq, true, true, has_separate_qkv},
       {"attn_k.weight", K::matrix, {D::n_embd, D::kv_dim_k}, &L::wk, true, true, has_own_k},
       {"attn_v.weight", K::matrix, {D::n_embd, D::kv_dim_v}, &L::wv, true, true, has_own_v},
       {"attn_q.bias", K::bias, {D::q_dim}, &L::q_bias, true, true, has_qkv_bias},
@@ -195,6 +201,11 @@ uint64_t resolve_dim(Dim d, const ModelConfig& c, const LayerSpec& l) {
     case Dim::up_rows: return l.fused_gate_up ? 2 * uint64_t{l.n_ff} : l.n_ff;
     case Dim::conv_kernel: return l.conv_kernel;
     case Dim::conv_in_rows: return 3 * uint64_t{c.n_embd};
+    case Dim::q_rows: return a.q_rows();
+    case Dim::dn_conv_dim: return l.delta_net.conv_dim();
+    case Dim::dn_value_dim: return l.delta_net.value_dim();
+    case Dim::dn_v_heads: return l.delta_net.n_v_heads;
+    case Dim::dn_head_v_dim: return l.delta_net.head_v_dim;
   }
   return 0;
 }

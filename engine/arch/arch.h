@@ -56,6 +56,14 @@ enum class Param : uint8_t {
   rope_dimension_count_swa,  // u32, the dimensions RoPE rotates in sliding-window layers
   expert_count,              // u32, experts of a mixture-of-experts model
   shortconv_l_cache,         // u32, the taps of LFM2's short convolution
+  ssm_conv_kernel,           // u32, the taps of a DeltaNet layer's convolution
+  ssm_state_size,            // u32, a DeltaNet key head's size
+  ssm_group_count,           // u32, DeltaNet key heads
+  ssm_time_step_rank,        // u32, DeltaNet value heads
+  ssm_inner_size,            // u32, DeltaNet value heads x value head size
+  full_attention_interval,   // u32, every n-th layer attends (the others are recurrent)
+  nextn_predict_layers,      // u32, multi-token-prediction blocks after the model's own
+  rope_dimension_sections,   // u32 array (KeySpec::array): multi-section RoPE's pairs per position kind
 };
 // The first Param read into ModelConfig::values, and whether one is a float.
 inline constexpr Param kFirstValueParam = Param::sliding_window;
@@ -70,6 +78,7 @@ struct KeySpec {
   bool required = false;
   bool per_layer = false;  // an array of block_count values is read as one value per layer
   Written written = Written::always;
+  bool array = false;  // an array of any length, read into ModelConfig::arrays
 };
 
 // A size in which a tensor dimension is given, resolved from the model's
@@ -91,14 +100,28 @@ enum class Dim : uint8_t {
   one,         // 1: a scalar
   conv_kernel,   // the layer's short-convolution taps (LayerSpec::conv_kernel)
   conv_in_rows,  // 3 x n_embd: a short convolution's in_proj rows (B, C and x)
+  q_rows,        // q_dim, or 2 x q_dim with an output gate (AttentionSpec::q_rows)
+  dn_conv_dim,   // a DeltaNet layer's Q, K and V channels (DeltaNetSpec::conv_dim)
+  dn_value_dim,  // n_v_heads x head_v_dim
+  dn_v_heads,    // DeltaNet value heads
+  dn_head_v_dim, // a DeltaNet value head's size
 };
 const char* dim_name(Dim d);
 
 // What a tensor is, which tells the loader how to hold it and synth how to
 // fill it: matrices N(0, 1/sqrt(row length)), norms 1 + N(0, 0.1), biases
 // N(0, 0.5), the llama3 rope factors and LongRoPE's long and short factors
-// computed.
-enum class TensorKind : uint8_t { embedding, matrix, norm, bias, rope_factors, rope_factors_long, rope_factors_short };
+// computed, decay rates (a DeltaNet's ssm_a, -exp(A_log)) negative.
+enum class TensorKind : uint8_t {
+  embedding,
+  matrix,
+  norm,
+  bias,
+  rope_factors,
+  rope_factors_long,
+  rope_factors_short,
+  decay_rates
+};
 
 // Where the loader puts a tensor.
 using Slot = std::variant<std::monostate,                    // token_embd (Model keeps the tensor itself)

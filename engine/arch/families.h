@@ -16,5 +16,6 @@ Architecture gemma2();
 Architecture gemma3();
 Architecture gemma4();
 Architecture lfm2();
+Architecture qwen35();
 
 }  // namespace engine::arch

@@ -17,7 +17,10 @@ namespace engine {
 //   attention:  causal attention over the layer's KV cache
 //   shortconv:  LFM2's gated short convolution (engine/mixers/shortconv.h),
 //               whose state is the last conv_kernel - 1 rows of its input
-enum class MixerKind : uint8_t { attention, shortconv };
+//   delta_net:  Qwen3.5's gated DeltaNet linear attention (engine/mixers/delta_net.h),
+//               whose state is its convolution's last conv_kernel - 1 input rows
+//               and one key x value matrix per value head
+enum class MixerKind : uint8_t { attention, shortconv, delta_net };
 const char* mixer_kind_name(MixerKind k);
 
 enum class Activation : uint8_t {
@@ -64,16 +67,41 @@ struct AttentionSpec {
   // mixer reads them where they lie.
   bool fused_qkv = false;
 
+  // attn_q.weight holds, per head, its query and then a gate of the same size
+  // (2 q_dim rows): the attention output is multiplied by sigmoid(gate)
+  // before the output projection (Qwen3.5's gated attention).
+  bool output_gate = false;
+
   uint32_t q_dim() const { return n_head * head_dim_k; }
+  uint32_t q_rows() const { return output_gate ? 2 * q_dim() : q_dim(); }
   uint32_t kv_dim_k() const { return n_head_kv * head_dim_k; }
   uint32_t kv_dim_v() const { return n_head_kv * head_dim_v; }
   uint32_t out_dim() const { return n_head * head_dim_v; }
 };
 
+// A gated DeltaNet layer's sizes (llama.cpp's ssm.* keys of qwen35): value
+// head h reads key head h % n_k_heads (the converter orders the value heads
+// so), and the state of each value head is head_k_dim x head_v_dim.
+struct DeltaNetSpec {
+  uint32_t n_k_heads = 0;   // ssm.group_count
+  uint32_t n_v_heads = 0;   // ssm.time_step_rank
+  uint32_t head_k_dim = 0;  // ssm.state_size
+  uint32_t head_v_dim = 0;  // ssm.inner_size / n_v_heads
+
+  uint32_t key_dim() const { return n_k_heads * head_k_dim; }
+  uint32_t value_dim() const { return n_v_heads * head_v_dim; }
+  // The convolution's channels: each token's Q, K and V side by side.
+  uint32_t conv_dim() const { return 2 * key_dim() + value_dim(); }
+  uint64_t state_floats() const { return uint64_t{n_v_heads} * head_k_dim * head_v_dim; }
+};
+
 struct LayerSpec {
   MixerKind mixer = MixerKind::attention;
   AttentionSpec attention;  // when mixer == attention
-  uint32_t conv_kernel = 0;  // when mixer == shortconv: the taps of the convolution (shortconv.l_cache)
+  // when mixer == shortconv or delta_net: the taps of the convolution
+  // (shortconv.l_cache, ssm.conv_kernel)
+  uint32_t conv_kernel = 0;
+  DeltaNetSpec delta_net;  // when mixer == delta_net
   uint32_t n_ff = 0;
   Activation activation = Activation::silu;
   // ffn_up.weight of 2 x n_ff rows, the gate's first, and no ffn_gate.weight:

@@ -15,7 +15,7 @@ struct Registry {
 
 Registry& registry() {
   // One entry per family.
-  static Registry r{{}, {llama(), qwen2(), qwen3(), phi3(), smollm3(), granite(), gemma2(), gemma3(), gemma4(), lfm2()}};
+  static Registry r{{}, {llama(), qwen2(), qwen3(), phi3(), smollm3(), granite(), gemma2(), gemma3(), gemma4(), lfm2(), qwen35()}};
   return r;
 }
 

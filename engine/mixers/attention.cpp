@@ -26,6 +26,13 @@ uint32_t group_size(const ModelConfig& c) {
 
 }  // namespace
 
+uint64_t AttentionMixer::gated_q_rows(const ModelConfig& c) {
+  const bool gated = std::any_of(c.layers.begin(), c.layers.end(), [](const LayerSpec& l) {
+    return l.mixer == MixerKind::attention && l.attention.output_gate;
+  });
+  return gated ? 2 * uint64_t{c.q_dim()} : c.q_dim();
+}
+
 uint32_t AttentionMixer::rows_attended(const ModelConfig& c, uint32_t n_ctx) {
   // A chunk's tokens at n_past + first .. n_past + last - 1 see from the
   // first one's window start to the last one: window - 1 + (last - first).
@@ -46,7 +53,8 @@ AttentionMixer::AttentionMixer(const ModelConfig& c, uint32_t n_batch, uint32_t 
                                size_t n_threads)
     : rows_(rows_attended(c, n_ctx)) {
   const size_t b = n_batch;
-  qkv_.resize(b * (c.q_dim() + c.kv_dim_k() + c.kv_dim_v()));
+  qkv_.resize(b * (gated_q_rows(c) + c.kv_dim_k() + c.kv_dim_v()));
+  if (gated_q_rows(c) != c.q_dim()) gate_.resize(b * c.q_dim());
   att_.resize(b * c.n_head * c.head_dim_v);
   scores_.resize(n_threads * group_size(c) * rows_);
   const bool windowed = std::any_of(c.layers.begin(), c.layers.end(), [](const LayerSpec& l) {
@@ -71,8 +79,10 @@ void AttentionMixer::forward(Compute& compute, const AttentionSpec& a, const Lay
     v_ = {qkv_.data() + q_dim + k_dim, stride};
     compute.linear(w.wqkv, xn, n, qkv_.data());
   } else {
-    q_ = {qkv_.data(), q_dim};
-    k_ = {q_.base + n * q_dim, k_dim};
+    // With an output gate each token's row holds its heads' queries and
+    // gates; finish_q moves the queries to its first q_dim values.
+    q_ = {qkv_.data(), a.q_rows()};
+    k_ = {q_.base + size_t{n} * a.q_rows(), k_dim};
     v_ = {k_.base + n * k_dim, v_dim};
     if (a.shares_kv()) {
       compute.linear(w.wq, xn, n, q_.base);
@@ -90,6 +100,12 @@ void AttentionMixer::forward(Compute& compute, const AttentionSpec& a, const Lay
     }
   });
   compute.profiled(&Profile::attention, [&] { attend(compute, a, cache, n_past, n); });  // att: (n, n_head * head_dim_v)
+  if (a.output_gate) {
+    // att *= sigmoid(gate), as llama.cpp's qwen35 does before the output projection.
+    compute.parallel_range(size_t{n} * q_dim, 1024, [&](size_t first, size_t last) {
+      for (size_t at = first; at < last; ++at) att_[at] *= 1.0f / (1.0f + std::exp(-gate_[at]));
+    });
+  }
   compute.linear(w.wo, att_.data(), n, xn);
 }
 
@@ -97,6 +113,16 @@ void AttentionMixer::forward(Compute& compute, const AttentionSpec& a, const Lay
 void AttentionMixer::finish_q(const AttentionSpec& a, const LayerWeights& w, const float* rope, float rms_eps,
                               uint32_t i) {
   float* q = q_.row(i);
+  if (a.output_gate) {
+    // Head h's query at 2 h hd and its gate after it: the gate is copied out,
+    // the query moved down to h hd (each before a later head's move writes there).
+    const uint32_t hd = a.head_dim_k;
+    for (uint32_t h = 0; h < a.n_head; ++h) {
+      const float* gate = q + (2 * size_t{h} + 1) * hd;
+      std::copy(gate, gate + hd, &gate_[size_t{i} * a.q_dim() + size_t{h} * hd]);
+      if (h != 0) std::copy(q + 2 * size_t{h} * hd, q + (2 * size_t{h} + 1) * hd, q + size_t{h} * hd);
+    }
+  }
   if (a.qkv_bias) ops::add(q, w.q_bias.data(), a.q_dim());
   const float* cs = rope + size_t{i} * a.rope.n_rot;  // the table is empty when n_rot is 0
   for (uint32_t h = 0; h < a.n_head; ++h) {

@@ -32,6 +32,9 @@ class AttentionMixer {
   // The floats of scratch one thread needs: its scores and one KV head's
   // rows converted to F32.
   static uint64_t thread_scratch_floats(const ModelConfig& c, uint32_t n_ctx);
+  // The widest Q projection of c's attention layers: q_dim, or 2 q_dim where
+  // a layer has an output gate (AttentionSpec::output_gate).
+  static uint64_t gated_q_rows(const ModelConfig& c);
 
   // xn (n, n_embd): the normalized input of n tokens at positions n_past ..
   // n_past + n - 1, replaced by the block's output. Their keys and values go
@@ -65,6 +68,7 @@ class AttentionMixer {
   std::vector<float> qkv_;
   Rows q_, k_, v_;  // the current layer's rows in qkv_
   std::vector<float> att_;      // (B, n_head * head_dim_v) attention output
+  std::vector<float> gate_;     // (B, q_dim) the output gates, when a layer has them
   std::vector<float> scores_;   // (threads, group, rows_) attention weights of a KV head's query heads
   std::vector<float> kv_rows_;  // (threads, rows_, head_dim_k + head_dim_v) one KV head's history
                                 // as F32, per thread (empty with an F32 cache: read in place)

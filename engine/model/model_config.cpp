@@ -96,6 +96,15 @@ void read_sizes(const Keys& k, ModelConfig& c) {
   c.n_ctx_train = k.u32(P::context_length);
   c.n_embd = k.u32(P::embedding_length);
   c.n_layer = k.u32(P::block_count);
+  // Multi-token-prediction blocks come after the model's own in block_count
+  // (llama.cpp's n_layer_nextn): their tensors are in the file and not run.
+  if (const uint32_t nextn = k.u32_or(P::nextn_predict_layers, 0); nextn != 0) {
+    if (nextn >= c.n_layer) {
+      fail(f, "nextn_predict_layers " + std::to_string(nextn) + " leaves no layer of block_count " +
+                  std::to_string(c.n_layer));
+    }
+    c.n_layer -= nextn;
+  }
   const char* positive = "embedding_length, block_count, feed_forward_length and attention.head_count must be positive";
   if (c.n_embd == 0 || c.n_layer == 0) fail(f, positive);
   check_block_count(f, *c.arch, c.n_layer);
@@ -228,6 +237,23 @@ std::vector<double> per_layer_values(const Keys& k, arch::Param p, uint32_t n_la
   return out;
 }
 
+// An array key of its own length (KeySpec::array), at most 64 numbers.
+std::vector<double> array_values(const Keys& k, arch::Param p) {
+  const std::string key = k.key(p);
+  const gguf::Value& v = k.file().find(key)->value;
+  if (v.array_size() > 64) fail(k.file(), "metadata '" + key + "' has " + std::to_string(v.array_size()) + " values (at most 64)");
+  std::vector<double> out;
+  for (uint64_t i = 0; i < v.array_size(); ++i) {
+    const gguf::Value e = v.at(i);
+    const std::optional<double> x = e.to_uint() ? std::optional<double>(static_cast<double>(*e.to_uint())) : e.to_double();
+    if (!x || !std::isfinite(*x) || *x < 0) {
+      fail(k.file(), "metadata '" + key + "' value " + std::to_string(i) + " is not a non-negative number");
+    }
+    out.push_back(*x);
+  }
+  return out;
+}
+
 // What the layer specs ask of each other, of the sizes and of the file: a
 // cache shared with an earlier layer of the same kind that has its own, head
 // sizes that V-from-K and RoPE can use, and the tensors each layer requires (a
@@ -275,6 +301,7 @@ void read_values(const Keys& k, ModelConfig& c) {
     if (spec.param < arch::kFirstValueParam || !k.has(spec.param)) continue;
     if (k.is_array(spec.param)) {
       if (spec.per_layer) c.layer_values[spec.param] = per_layer_values(k, spec.param, c.n_layer);
+      if (spec.array) c.arrays[spec.param] = array_values(k, spec.param);
       continue;
     }
     const std::string key = k.key(spec.param);

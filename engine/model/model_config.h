@@ -66,6 +66,9 @@ struct ModelConfig {
   }
   // The same keys given as an array of one value per layer (KeySpec::per_layer).
   std::map<arch::Param, std::vector<double>> layer_values;
+  // Keys that are arrays of their own length (KeySpec::array: qwen35's
+  // rope.dimension_sections), as read.
+  std::map<arch::Param, std::vector<double>> arrays;
   // Layer il's value: from the array, else the scalar, else `fallback`.
   double layer_value(arch::Param p, uint32_t il, double fallback) const {
     const auto it = layer_values.find(p);

@@ -41,7 +41,18 @@ struct LayerWeights {
   std::vector<float> output_scale;         // (1), when the spec has output_scale
   // When the mixer is a short convolution (K = conv_kernel taps):
   Linear conv_in, conv_out;        // (3 n_embd, n_embd) B, C and x rows; (n_embd, n_embd)
-  std::vector<float> conv_kernel;  // (n_embd, K) each channel's taps, the oldest first
+  // (channels, K) each channel's taps, the oldest first: n_embd channels of a
+  // short convolution, conv_dim of a DeltaNet layer.
+  std::vector<float> conv_kernel;
+  // When the mixer is a gated DeltaNet (DeltaNetSpec; H = n_v_heads):
+  Linear dn_qkv;    // (conv_dim, n_embd) attn_qkv: Q, K and V before the convolution
+  Linear dn_gate;   // (value_dim, n_embd) attn_gate: z, the output norm's gate
+  Linear dn_beta;   // (H, n_embd) ssm_beta: the update gate before its sigmoid
+  Linear dn_alpha;  // (H, n_embd) ssm_alpha: the decay before softplus
+  Linear dn_out;    // (n_embd, value_dim) ssm_out
+  std::vector<float> dn_dt_bias;  // (H) ssm_dt.bias, added to alpha
+  std::vector<float> dn_a;        // (H) ssm_a = -exp(A_log): the decay's rate
+  std::vector<float> dn_norm;     // (head_v_dim) ssm_norm.weight, the gated RMSNorm's
 };
 
 struct GlobalWeights {

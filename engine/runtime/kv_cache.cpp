@@ -197,6 +197,19 @@ const uint8_t* AttentionCache::value_row(uint32_t kv_head, uint32_t row) const {
   return values_.data() + head_offset(kv_head, head_dim_v_) + size_t{row} * row_bytes(head_dim_v_);
 }
 
+uint64_t RecurrentCache::window_floats(const LayerSpec& l, uint32_t n_embd) {
+  switch (l.mixer) {
+    case MixerKind::attention: return 0;
+    case MixerKind::shortconv: return uint64_t{l.conv_kernel - 1} * n_embd;
+    case MixerKind::delta_net: return uint64_t{l.conv_kernel - 1} * l.delta_net.conv_dim();
+  }
+  return 0;
+}
+
+uint64_t RecurrentCache::matrix_floats(const LayerSpec& l) {
+  return l.mixer == MixerKind::delta_net ? l.delta_net.state_floats() : 0;
+}
+
 uint64_t CacheUse::bytes() const { return mul(n_layers, bytes_per_layer); }
 
 std::string CacheUse::describe() const {
@@ -224,9 +237,20 @@ std::vector<CacheUse> cache_uses(const ModelConfig& c, uint32_t n_ctx, uint32_t 
       case MixerKind::shortconv:
         // The same few rows whatever the context: nothing per position.
         use.kind = "short convolution";
-        use.bytes_per_layer = ConvCache::bytes_for(l.conv_kernel, c.n_embd);
+        use.bytes_per_layer = RecurrentCache::window_floats(l, c.n_embd) * sizeof(float);
         use.shape = std::to_string(l.conv_kernel - 1) + " rows x " + std::to_string(c.n_embd) + " values x 4 bytes";
         break;
+      case MixerKind::delta_net: {
+        // Its window and state matrices whatever the context.
+        const DeltaNetSpec& d = l.delta_net;
+        use.kind = "gated delta net";
+        use.bytes_per_layer =
+            (RecurrentCache::window_floats(l, c.n_embd) + RecurrentCache::matrix_floats(l)) * sizeof(float);
+        use.shape = std::to_string(l.conv_kernel - 1) + " rows x " + std::to_string(d.conv_dim()) + " values + " +
+                    std::to_string(d.n_v_heads) + " x " + std::to_string(d.head_k_dim) + " x " +
+                    std::to_string(d.head_v_dim) + " state x 4 bytes";
+        break;
+      }
     }
     bool counted = false;
     for (CacheUse& u : uses) {
@@ -260,8 +284,9 @@ KvCache::KvCache(const ModelConfig& c, uint32_t n_ctx, uint32_t n_batch, KvType 
         break;
       }
       case MixerKind::shortconv:
-        index_.push_back(static_cast<uint32_t>(conv_.size()));
-        conv_.emplace_back(l.conv_kernel, c.n_embd);
+      case MixerKind::delta_net:
+        index_.push_back(static_cast<uint32_t>(recurrent_.size()));
+        recurrent_.emplace_back(RecurrentCache::window_floats(l, c.n_embd), RecurrentCache::matrix_floats(l));
         break;
     }
   }
@@ -306,19 +331,19 @@ std::string KvCache::describe() const { return std::string(kv_type_name(type_)) 
 uint64_t KvCache::bytes() const {
   uint64_t total = 0;
   for (const AttentionCache& a : attention_) total += a.bytes();
-  for (const ConvCache& s : conv_) total += s.bytes();
+  for (const RecurrentCache& s : recurrent_) total += s.bytes();
   return total;
 }
 
 std::vector<float> KvCache::recurrent_state() const {
   std::vector<float> state;
-  for (const ConvCache& c : conv_) state.insert(state.end(), c.rows().begin(), c.rows().end());
+  for (const RecurrentCache& c : recurrent_) state.insert(state.end(), c.rows().begin(), c.rows().end());
   return state;
 }
 
 void KvCache::set_recurrent_state(const std::vector<float>& state, uint32_t n) {
   size_t at = 0;
-  for (ConvCache& c : conv_) {
+  for (RecurrentCache& c : recurrent_) {
     c.set(state.data() + at, n);
     at += c.rows().size();
   }

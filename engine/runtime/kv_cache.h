@@ -6,8 +6,9 @@
 // and an fp16 scale: 8.5 and 4.5 bits a value, for long contexts on phones
 // with little memory; attention reads the blocks in place). A layer kind that keeps something else
 // (a recurrent state) gets its own cache type beside AttentionCache, chosen
-// by the layer's mixer: a short convolution its ConvCache, in F32 whatever
-// the KV type (a few rows a layer).
+// by the layer's mixer: a short convolution or a gated DeltaNet its
+// RecurrentCache, in F32 whatever the KV type (a few rows a layer, and the
+// DeltaNet's state matrices).
 #pragma once
 
 #include <algorithm>
@@ -142,18 +143,26 @@ class AttentionCache {
   std::vector<uint8_t> values_;  // (kv head, n_pos, head_dim_v) values (or their blocks)
 };
 
-// The state of one short-convolution layer (engine/mixers/shortconv.h): B * x
-// of the last taps - 1 positions, (taps - 1, n_embd) floats, oldest first.
+// The state of one recurrent layer, in F32 whatever the KV type: a
+// convolution's window (the inputs of its last taps - 1 positions, oldest
+// first) and, for a gated DeltaNet, one key x value matrix per value head.
+//   short convolution (engine/mixers/shortconv.h): (taps - 1, n_embd) B * x
+//   gated delta net (engine/mixers/delta_net.h):   (taps - 1, conv_dim) Q, K and V
+//                                                  before the convolution, then
+//                                                  (n_v_heads, head_k_dim, head_v_dim)
 // It holds no history to cut back into: it is valid for one length of the
-// session only (at()), and a session cut to another length starts again
-// from 0 (Session::keep).
-class ConvCache {
+// session only (at()), and a session cut to another length goes on from a
+// checkpoint or from 0 (Session::keep).
+class RecurrentCache {
  public:
-  ConvCache(uint32_t taps, uint32_t n_embd) : taps_(taps), rows_(size_t{taps - 1} * n_embd, 0.0f) {}
-  static uint64_t bytes_for(uint32_t taps, uint32_t n_embd) { return uint64_t{taps - 1} * n_embd * sizeof(float); }
+  RecurrentCache(uint64_t window_floats, uint64_t matrix_floats)
+      : window_floats_(window_floats), rows_(window_floats + matrix_floats, 0.0f) {}
+  // The floats a layer of this spec keeps (0 for an attention layer).
+  static uint64_t window_floats(const LayerSpec& l, uint32_t n_embd);
+  static uint64_t matrix_floats(const LayerSpec& l);
 
-  uint32_t taps() const { return taps_; }
-  float* state() { return rows_.data(); }
+  float* window() { return rows_.data(); }
+  float* matrices() { return rows_.data() + window_floats_; }
   const std::vector<float>& rows() const { return rows_; }
   uint64_t bytes() const { return rows_.size() * sizeof(float); }
   // The positions folded into the state: it goes on from position at().
@@ -171,9 +180,9 @@ class ConvCache {
   }
 
  private:
-  uint32_t taps_;
+  uint64_t window_floats_;
   uint32_t at_ = 0;
-  std::vector<float> rows_;  // (taps - 1, n_embd)
+  std::vector<float> rows_;  // the window, then the matrices
 };
 
 // Bytes of cache of one kind of layer (the layers whose caches have the same
@@ -231,9 +240,9 @@ class KvCache {
   std::vector<AttentionCache>& caches() { return attention_; }
   const std::vector<AttentionCache>& caches() const { return attention_; }
 
-  // The state of short-convolution layer `layer`.
-  ConvCache& conv(uint32_t layer) { return conv_[index_[layer]]; }
-  bool has_recurrent_state() const { return !conv_.empty(); }
+  // The state of recurrent layer `layer` (a short convolution or a gated DeltaNet).
+  RecurrentCache& recurrent(uint32_t layer) { return recurrent_[index_[layer]]; }
+  bool has_recurrent_state() const { return !recurrent_.empty(); }
   // Every recurrent layer's state, one after the other (a checkpoint's
   // copy), and back, as the state after n positions.
   std::vector<float> recurrent_state() const;
@@ -244,11 +253,11 @@ class KvCache {
     for (AttentionCache& a : attention_) a.will_store(end);
   }
   // Whether a session of n tokens can go on from the caches: the rings hold
-  // what its next token attends to, and every convolution state is that of
+  // what its next token attends to, and every recurrent state is that of
   // exactly n positions.
   bool holds_history(uint32_t n) const {
     return attention_holds_history(n) &&
-           std::all_of(conv_.begin(), conv_.end(), [&](const ConvCache& s) { return s.at() == n; });
+           std::all_of(recurrent_.begin(), recurrent_.end(), [&](const RecurrentCache& s) { return s.at() == n; });
   }
   // The same for the attention caches alone.
   bool attention_holds_history(uint32_t n) const {
@@ -256,14 +265,14 @@ class KvCache {
   }
   void forget() {
     for (AttentionCache& a : attention_) a.forget();
-    for (ConvCache& s : conv_) s.forget();
+    for (RecurrentCache& s : recurrent_) s.forget();
   }
 
  private:
   KvType type_;
   uint32_t n_ctx_;
   std::vector<AttentionCache> attention_;  // one per attention layer with a cache of its own
-  std::vector<ConvCache> conv_;            // one per short-convolution layer
+  std::vector<RecurrentCache> recurrent_;  // one per recurrent layer
   std::vector<uint32_t> index_;            // (n_layer) the layer's cache in its kind's list
   std::vector<CacheUse> uses_;
   KvSize size_;

@@ -17,6 +17,7 @@ struct Profile {
   std::array<double, gguf::kGgmlTypeIdCount> matmul{};  // by weight type
   double attention = 0;         // scores, softmax, weighted values, KV reads
   double shortconv = 0;         // LFM2's gated short convolutions and their state
+  double delta_net = 0;         // gated DeltaNet: convolution, gates, the delta rule, gated norm
   double elementwise = 0;       // embedding, norms, RoPE, residual adds, SwiGLU, finite checks
   double activation_quant = 0;  // packing activations for the matmul kernels
   double pool_wait = 0;         // threads idle inside parallel steps
@@ -24,7 +25,7 @@ struct Profile {
   uint64_t tokens = 0;          // tokens evaluated while attached
 
   double total() const {
-    double t = attention + shortconv + elementwise + activation_quant + pool_wait + sampling;
+    double t = attention + shortconv + delta_net + elementwise + activation_quant + pool_wait + sampling;
     for (double m : matmul) t += m;
     return t;
   }

@@ -16,7 +16,7 @@ void RecurrentCheckpoints::take(uint32_t end, const KvCache& kv) {
   drop_after(end);
   if (!copies_.empty() && copies_.back().at == end) copies_.pop_back();
   copies_.push_back({end, kv.recurrent_state()});
-  if (copies_.size() <= kMax) return;
+  if (copies_.size() <= max_copies(copies_.back().state.size() * sizeof(float))) return;
   // Full: the copy closest after the one before it goes (never the newest),
   // which keeps the others spread over the session.
   size_t drop = 0;
@@ -26,6 +26,11 @@ void RecurrentCheckpoints::take(uint32_t end, const KvCache& kv) {
     if (gap < best) drop = i;
   }
   copies_.erase(copies_.begin() + static_cast<std::ptrdiff_t>(drop));
+}
+
+size_t RecurrentCheckpoints::max_copies(uint64_t copy_bytes) {
+  if (copy_bytes == 0) return kMax;
+  return static_cast<size_t>(std::clamp<uint64_t>(kMaxBytes / copy_bytes, kMin, kMax));
 }
 
 void RecurrentCheckpoints::drop_after(uint32_t n) {

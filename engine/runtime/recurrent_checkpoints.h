@@ -8,7 +8,10 @@
 // A copy is taken after every batch of more than one token (the end of each
 // prompt or chat turn, and every n_batch tokens of a long one) and every
 // kEvery positions of a decode: with the state of LFM2-1.2B (10 layers x 2 x
-// 2048 floats, 160 KiB), the kMax copies take 2.5 MiB at most.
+// 2048 floats, 160 KiB), the kMax copies take 2.5 MiB at most. A gated
+// DeltaNet's state is far larger (Qwen3.5-0.8B: 18 layers x 16 heads x 128 x
+// 128 floats and the windows, 19 MiB), so the copies are also held to
+// kMaxBytes, keeping at least kMin.
 #pragma once
 
 #include <cstddef>
@@ -25,6 +28,10 @@ class RecurrentCheckpoints {
  public:
   static constexpr size_t kMax = 16;
   static constexpr uint32_t kEvery = 64;
+  static constexpr uint64_t kMaxBytes = uint64_t{64} << 20;
+  static constexpr size_t kMin = 2;
+  // The copies kept of a state of copy_bytes.
+  static size_t max_copies(uint64_t copy_bytes);
 
   // After a batch of n tokens that ended at position `end`.
   void after_batch(uint32_t end, uint32_t n, const KvCache& kv);

@@ -25,7 +25,8 @@ Session::Session(const Model& model, const SessionParams& params)
       memory_limit_(params.memory_limit),
       kv_(c_, n_ctx_, n_batch_, params.kv_type),
       attention_(c_, n_batch_, n_ctx_, params.kv_type, compute_.n_threads()),
-      shortconv_(c_, n_batch_) {
+      shortconv_(c_, n_batch_),
+      delta_net_(c_, n_batch_, compute_.n_threads()) {
   if (c_.n_ctx_train != 0 && n_ctx_ > c_.n_ctx_train) {
     log_warning("context of " + std::to_string(n_ctx_) + " tokens, above the " + std::to_string(c_.n_ctx_train) +
                 " this model was trained for: text past " + std::to_string(c_.n_ctx_train) +
@@ -264,8 +265,14 @@ void Session::mix(uint32_t l, const LayerSpec& spec, const LayerWeights& w, uint
                          n_past_, n, xn_.data());
       return;
     case MixerKind::shortconv: {
-      ConvCache& state = kv_.conv(l);
-      shortconv_.forward(compute_, spec.conv_kernel, w, state.state(), n, xn_.data());
+      RecurrentCache& state = kv_.recurrent(l);
+      shortconv_.forward(compute_, spec.conv_kernel, w, state.window(), n, xn_.data());
+      state.advanced_to(n_past_ + n);
+      return;
+    }
+    case MixerKind::delta_net: {
+      RecurrentCache& state = kv_.recurrent(l);
+      delta_net_.forward(compute_, spec, w, state.window(), state.matrices(), c_.rms_eps, n, xn_.data());
       state.advanced_to(n_past_ + n);
       return;
     }

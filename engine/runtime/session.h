@@ -12,6 +12,7 @@
 #include "engine/runtime/kv_cache.h"
 #include "engine/runtime/recurrent_checkpoints.h"
 #include "engine/mixers/attention.h"
+#include "engine/mixers/delta_net.h"
 #include "engine/mixers/shortconv.h"
 #include "engine/runtime/profile.h"
 #include "engine/model/model.h"
@@ -166,6 +167,7 @@ class Session {
   KvCache kv_;
   AttentionMixer attention_;
   ShortConvMixer shortconv_;
+  DeltaNetMixer delta_net_;
   RecurrentCheckpoints checkpoints_;
 
   // Scratch, sized for n_batch tokens (B):

@@ -6,6 +6,7 @@
 #include "engine/support/memory.h"
 #include "engine/support/saturating.h"
 #include "engine/mixers/attention.h"
+#include "engine/mixers/delta_net.h"
 #include "engine/mixers/shortconv.h"
 
 namespace engine {
@@ -58,7 +59,9 @@ SessionMemory session_memory_needed(const ModelConfig& c, uint32_t n_ctx, uint32
   // the packed activations take at most 4 bytes per value of the widest input.
   const uint64_t att = uint64_t{c.n_head} * c.head_dim_v;
   const uint64_t per_layer = uint64_t{c.per_layer_input.n_embd} * (2 * uint64_t{c.n_layer} + 1);
-  uint64_t per_row = saturating_add(per_layer, ShortConvMixer::row_floats(c));
+  uint64_t per_row = saturating_add(per_layer, saturating_add(ShortConvMixer::row_floats(c), DeltaNetMixer::row_floats(c)));
+  // Gated attention's wider Q rows and its gates: q_dim each more.
+  if (AttentionMixer::gated_q_rows(c) != c.q_dim()) per_row = saturating_add(per_row, 2 * uint64_t{c.q_dim()});
   for (uint64_t n : {uint64_t{c.n_embd}, uint64_t{c.n_embd}, uint64_t{c.q_dim()}, uint64_t{c.kv_dim_k()},
                      uint64_t{c.kv_dim_v()}, att, uint64_t{c.n_ff}, ffn_up_width(c), uint64_t{c.n_rot},
                      uint64_t{c.n_vocab}, std::max<uint64_t>({c.n_embd, c.n_ff, c.q_dim(), att})}) {
@@ -67,7 +70,8 @@ SessionMemory session_memory_needed(const ModelConfig& c, uint32_t n_ctx, uint32
   // Per thread: the attention scores of a KV head's query heads and that
   // head's key and value rows converted to F32, for the positions one task
   // attends to (all n_ctx, or only the windows when every layer has one).
-  const uint64_t per_thread = AttentionMixer::thread_scratch_floats(c, n_ctx);
+  const uint64_t per_thread =
+      saturating_add(AttentionMixer::thread_scratch_floats(c, n_ctx), DeltaNetMixer::thread_floats(c));
   const uint64_t floats = saturating_add(saturating_mul(per_row, n_batch), saturating_mul(n_threads, per_thread));
   m.scratch_bytes = saturating_mul(floats, sizeof(float));
   return m;

@@ -196,6 +196,7 @@ std::vector<ProfileRow> profile_pass(engine::Session& s, Workload& w, uint32_t n
   }
   add("attention", prefill.attention, decode.attention);
   if (prefill.shortconv > 0 || decode.shortconv > 0) add("short convolution", prefill.shortconv, decode.shortconv);
+  if (prefill.delta_net > 0 || decode.delta_net > 0) add("gated delta net", prefill.delta_net, decode.delta_net);
   add("activation quantization", prefill.activation_quant, decode.activation_quant);
   add("elementwise (norms, RoPE, adds, SwiGLU)", prefill.elementwise, decode.elementwise);
   add("thread-pool wait", prefill.pool_wait, decode.pool_wait);

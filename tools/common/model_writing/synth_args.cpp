@@ -38,6 +38,7 @@ void apply_set(SynthShape& s, const std::string& text) {
       if (text.compare(eq + 1, std::string::npos, "none") == 0) {  // the file leaves the key out
         s.values.erase(k.param);
         s.layer_values.erase(k.param);
+        s.arrays.erase(k.param);
         return;
       }
       // One number, or one per layer (A,B,...) for a key that may be a per-layer array.
@@ -53,7 +54,9 @@ void apply_set(SynthShape& s, const std::string& text) {
         p = end;
         if (*p == '\0') break;
       }
-      if (values.size() == 1) {
+      if (k.array) {
+        s.arrays[k.param] = values;
+      } else if (values.size() == 1) {
         s.values[k.param] = values[0];
       } else if (k.per_layer) {
         s.layer_values[k.param] = values;
@@ -105,6 +108,8 @@ SynthShape resolve_shape(const std::string& name, const Overrides& ov) {
         for (const engine::arch::KeySpec& k : a->keys) {
           const auto it = typical->values.find(k.param);
           if (k.required && k.param >= engine::arch::kFirstValueParam && it != typical->values.end()) s.values.insert(*it);
+          const auto arr = typical->arrays.find(k.param);
+          if (k.required && arr != typical->arrays.end()) s.arrays.insert(*arr);
         }
       }
     }

@@ -97,6 +97,16 @@ std::vector<float> longrope_factors(const SynthShape& s, uint32_t n_pairs, bool 
   return out;
 }
 
+// A DeltaNet's decay rates a = -exp(A_log), one per value head: a ramp from
+// -0.1 to -1, so that with softplus(alpha + dt_bias) near 0.7 the heads keep
+// their state e^g per token from about 0.93 (a memory of tens of tokens) down
+// to about 0.5. Negative always: a positive rate would grow the state.
+std::vector<float> decay_rates(uint64_t n) {
+  std::vector<float> out;
+  for (uint64_t h = 0; h < n; ++h) out.push_back(-static_cast<float>(0.1 + 0.9 * (n > 1 ? h / static_cast<double>(n - 1) : 0.0)));
+  return out;
+}
+
 // The description's tensors with the values synth fills them with.
 std::vector<GenTensor> tensors_of(const SynthShape& s, uint32_t n_vocab) {
   using engine::arch::TensorKind;
@@ -120,6 +130,7 @@ std::vector<GenTensor> tensors_of(const SynthShape& s, uint32_t n_vocab) {
       case TensorKind::rope_factors_short:
         g.fixed = longrope_factors(s, static_cast<uint32_t>(t.ne[0]), t.kind == TensorKind::rope_factors_long);
         break;
+      case TensorKind::decay_rates: g.fixed = decay_rates(t.ne[0]); break;
     }
     out.push_back(std::move(g));
   }

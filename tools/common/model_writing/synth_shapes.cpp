@@ -92,6 +92,24 @@ SynthShape granite_scales(SynthShape s, float embedding, float residual, float a
 
 // LFM2 (config.json of LiquidAI/LFM2-*): full_attn_idxs name the attention
 // layers; conv_L_cache is written as shortconv.l_cache.
+// Qwen3.5's gated DeltaNet sizes (linear_conv_kernel_dim, linear_key_head_dim,
+// linear_num_key_heads, linear_num_value_heads, linear_value_head_dim x
+// heads) and attention every full_attention_interval-th layer, with a quarter
+// of each head rotated (partial_rotary_factor 0.25) in the sections
+// [11, 11, 10, 0] the converter writes.
+SynthShape qwen35_delta_net(SynthShape s, uint32_t k_heads, uint32_t v_heads, uint32_t head_dim) {
+  using P = engine::arch::Param;
+  s.n_rot = s.head_dim / 4;
+  s = with(s, {{P::ssm_conv_kernel, 4},
+               {P::ssm_state_size, head_dim},
+               {P::ssm_group_count, k_heads},
+               {P::ssm_time_step_rank, v_heads},
+               {P::ssm_inner_size, v_heads * head_dim},
+               {P::full_attention_interval, 4}});
+  s.arrays[P::rope_dimension_sections] = {11, 11, 10, 0};
+  return s;
+}
+
 SynthShape lfm2_layers(SynthShape s, std::initializer_list<uint32_t> attention, uint32_t conv_l_cache) {
   s.attention_layers.assign(s.n_layer, false);
   for (uint32_t il : attention) s.attention_layers[il] = true;
@@ -185,6 +203,23 @@ std::vector<SynthShape> make_shapes() {
       shape("lfm2.5-1.2b",    "lfm2",  2048, 16, 32,  8,  64,  8192,  65536,  32768,   1000000.0f, 1e-5f, true,
             "LiquidAI/LFM2.5-1.2B-Instruct model card (16 layers: 10 convolutions + 6 GQA, vocab 65536, ctx 32768)"),
             {2, 5, 8, 10, 12, 14}, 3),
+      // Qwen3.5 (text_config of the released checkpoints; their MTP block,
+      // mtp_num_hidden_layers 1, is not written: the engine does not run it).
+      qwen35_delta_net(
+      shape("qwen3.5-0.8b",   "qwen35", 1024, 24,  8,  2, 256,  3584, 248320, 262144, 10000000.0f, 1e-6f, true,
+            "Qwen/Qwen3.5-0.8B config.json text_config (linear 16 key / 16 value heads of 128, conv 4, "
+            "full_attention_interval 4, partial_rotary_factor 0.25, mrope_section [11,11,10])"),
+            16, 16, 128),
+      qwen35_delta_net(
+      shape("qwen3.5-2b",     "qwen35", 2048, 24,  8,  2, 256,  6144, 248320, 262144, 10000000.0f, 1e-6f, true,
+            "Qwen/Qwen3.5-2B config.json text_config (linear 16 key / 16 value heads of 128, conv 4, "
+            "full_attention_interval 4, partial_rotary_factor 0.25, mrope_section [11,11,10])"),
+            16, 16, 128),
+      qwen35_delta_net(
+      shape("qwen3.5-4b",     "qwen35", 2560, 32, 16,  4, 256,  9216, 248320, 262144, 10000000.0f, 1e-6f, true,
+            "Qwen/Qwen3.5-4B config.json text_config (linear 16 key / 32 value heads of 128, conv 4, "
+            "full_attention_interval 4, partial_rotary_factor 0.25, mrope_section [11,11,10])"),
+            16, 32, 128),
   };
   // clang-format on
 }

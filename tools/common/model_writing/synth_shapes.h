@@ -45,6 +45,8 @@ struct SynthShape {
   // The same as one value per layer (gemma4's sliding_window_pattern, 1 for
   // a sliding-window layer), written as an array.
   std::map<engine::arch::Param, std::vector<double>> layer_values;
+  // Keys that are arrays of their own length (qwen35's rope.dimension_sections).
+  std::map<engine::arch::Param, std::vector<double>> arrays;
   std::vector<uint32_t> layer_n_ff;  // intermediate_size per layer when it varies (Gemma 4's double-wide MLP)
   // A hybrid model's layer list (LFM2's layer_types / full_attn_idxs): which
   // layers attend; the others are its family's other mixer (a short

@@ -36,6 +36,7 @@ engine::ModelConfig synth_config(const SynthShape& s, uint32_t n_vocab) {
   }
   c.values = s.values;
   c.layer_values = s.layer_values;
+  c.arrays = s.arrays;
   c.layer_without_v.resize(s.n_layer);
   for (uint32_t il = 0; il < s.n_layer; ++il) {
     c.layer_without_v[il] =
@@ -125,6 +126,10 @@ std::vector<SynthKey> synth_keys(const engine::ModelConfig& c, const SynthShape&
         // one value or one per layer (a layer pattern as bools, as gemma4's
         // converter writes it).
         key.is_float = engine::arch::param_is_float(k.param);
+        if (const auto arr = s.arrays.find(k.param); arr != s.arrays.end()) {
+          key.array = arr->second;
+          break;
+        }
         if (const auto arr = s.layer_values.find(k.param); arr != s.layer_values.end()) {
           key.array = arr->second;
           key.is_bool = k.param == P::sliding_window_pattern;
