@@ -104,6 +104,8 @@ const Trait kTraits[] = {
      }},
     {"gated short convolutions",
      [](const LayerSpec& l, const ModelConfig&) { return l.mixer == engine::MixerKind::shortconv; }},
+    {"gated DeltaNet", [](const LayerSpec& l, const ModelConfig&) { return l.mixer == engine::MixerKind::delta_net; }},
+    {"output gate", [](const LayerSpec& l, const ModelConfig&) { return l.attention.output_gate; }, true},
 };
 
 // The `names` in a cell, sorted.
