@@ -300,16 +300,18 @@ engine_status engine_session_kv_info(const engine_session* session, engine_kv_in
 
 /* The session's state memory by kind: the attention layers' KV cache (fixed
  * at creation), the recurrent layers' states (LFM2's short-convolution
- * windows: a few rows per layer, whatever the context), and the copies of
+ * windows: a few rows per layer; Qwen3.5's DeltaNet windows and state
+ * matrices, about 1 MiB per layer; both whatever the context), and the copies of
  * those states kept so a truncation need not evaluate the whole prompt again
  * (taken after each batch of more than one token and every 64 decoded
- * positions, at most 16; dropped with the tokens after them). A model without
+ * positions, at most 16 and 64 MiB of them, at least 2; dropped with the
+ * tokens after them). A model without
  * recurrent layers has zeros for the last four. Claims the session like an
  * evaluation: ENGINE_ERR_BUSY while another thread evaluates on it. */
 typedef struct engine_memory_info {
   uint64_t attention_bytes;  /* the KV cache of the attention layers (engine_kv_info.bytes without the states) */
   uint64_t recurrent_bytes;  /* the recurrent layers' states */
-  uint64_t checkpoint_bytes; /* the copies of the states held now */
+  uint64_t checkpoint_bytes; /* the copies of the states held now, and one dropped copy's memory kept for the next */
   uint32_t n_attention_layers;
   uint32_t n_recurrent_layers;
   uint32_t n_checkpoints;

@@ -21,6 +21,16 @@ void l2_normalize(float* x, uint32_t n, float eps) {
   ops::scale(x, scale, n);
 }
 
+// The scalar twins' sums, one value at a time in index order.
+void axpy_scalar(float* y, float a, const float* x, uint32_t n) {
+  for (uint32_t i = 0; i < n; ++i) y[i] += a * x[i];
+}
+float dot_scalar(const float* x, const float* y, uint32_t n) {
+  float sum = 0.0f;
+  for (uint32_t i = 0; i < n; ++i) sum += x[i] * y[i];
+  return sum;
+}
+
 const DeltaNetSpec* first_delta_net(const ModelConfig& c) {
   for (const LayerSpec& l : c.layers) {
     if (l.mixer == MixerKind::delta_net) return &l.delta_net;
@@ -61,23 +71,24 @@ void delta_rule_token_ref(const DeltaRuleRows& r, uint32_t n, uint32_t dk, uint3
     float* o = r.out + t * r.out_stride;
     // S^T k of the decayed state: e^g (S^T k); then d = beta (v - that).
     std::fill(o, o + dv, 0.0f);
-    for (uint32_t i = 0; i < dk; ++i) ops::axpy(o, k[i], state + size_t{i} * dv, dv);
+    for (uint32_t i = 0; i < dk; ++i) axpy_scalar(o, k[i], state + size_t{i} * dv, dv);
     for (uint32_t j = 0; j < dv; ++j) o[j] = beta * (v[j] - decay * o[j]);
     // S = e^g S + k d^T, and o = S^T q from the new rows as they are written.
     std::vector<float> d(o, o + dv);
     std::fill(o, o + dv, 0.0f);
     for (uint32_t i = 0; i < dk; ++i) {
       float* s = state + size_t{i} * dv;
-      ops::scale(s, decay, dv);
-      ops::axpy(s, k[i], d.data(), dv);
-      ops::axpy(o, q[i], s, dv);
+      for (uint32_t j = 0; j < dv; ++j) s[j] *= decay;
+      axpy_scalar(s, k[i], d.data(), dv);
+      axpy_scalar(o, q[i], s, dv);
     }
   }
 }
 
 size_t delta_rule_chunk_scratch(uint32_t chunk, uint32_t dk, uint32_t dv) {
-  (void)dk;
-  return size_t{chunk} * (3 * size_t{dv} + 2 * size_t{chunk} + 1);
+  // S^T k, S^T q and the updates (chunk x dv each), k . k and q . k (chunk x
+  // chunk each), G (chunk), and the vector twin's weighted keys (dk x chunk).
+  return size_t{chunk} * (3 * size_t{dv} + 2 * size_t{chunk} + 1 + dk);
 }
 
 void delta_rule_chunk_ref(const DeltaRuleRows& r, uint32_t n, uint32_t dk, uint32_t dv, uint32_t chunk, float* state,
@@ -100,15 +111,15 @@ void delta_rule_chunk_ref(const DeltaRuleRows& r, uint32_t n, uint32_t dk, uint3
     for (uint32_t i = 0; i < dk; ++i) {
       const float* s = state + size_t{i} * dv;
       for (uint32_t t = 0; t < c; ++t) {
-        ops::axpy(sk + size_t{t} * dv, k(t)[i], s, dv);
-        ops::axpy(sq + size_t{t} * dv, q(t)[i], s, dv);
+        axpy_scalar(sk + size_t{t} * dv, k(t)[i], s, dv);
+        axpy_scalar(sq + size_t{t} * dv, q(t)[i], s, dv);
       }
     }
     for (uint32_t t = 0; t < c; ++t) {
       for (uint32_t s = 0; s <= t; ++s) {
         const float decay = std::exp(cum[t] - cum[s]);
-        if (s < t) kk[size_t{t} * chunk + s] = decay * ops::dot(k(t), k(s), dk);
-        qk[size_t{t} * chunk + s] = decay * ops::dot(q(t), k(s), dk);
+        if (s < t) kk[size_t{t} * chunk + s] = decay * dot_scalar(k(t), k(s), dk);
+        qk[size_t{t} * chunk + s] = decay * dot_scalar(q(t), k(s), dk);
       }
     }
     // The updates by forward substitution, each output as soon as its
@@ -119,19 +130,19 @@ void delta_rule_chunk_ref(const DeltaRuleRows& r, uint32_t n, uint32_t dk, uint3
       const float* v = r.v + (t0 + t) * r.v_stride;
       float* dt = d + size_t{t} * dv;
       for (uint32_t j = 0; j < dv; ++j) dt[j] = v[j] - start * sk[size_t{t} * dv + j];
-      for (uint32_t s = 0; s < t; ++s) ops::axpy(dt, -kk[size_t{t} * chunk + s], d + size_t{s} * dv, dv);
-      ops::scale(dt, beta, dv);
+      for (uint32_t s = 0; s < t; ++s) axpy_scalar(dt, -kk[size_t{t} * chunk + s], d + size_t{s} * dv, dv);
+      for (uint32_t j = 0; j < dv; ++j) dt[j] *= beta;
       float* o = r.out + (t0 + t) * r.out_stride;
       for (uint32_t j = 0; j < dv; ++j) o[j] = start * sq[size_t{t} * dv + j];
-      for (uint32_t s = 0; s <= t; ++s) ops::axpy(o, qk[size_t{t} * chunk + s], d + size_t{s} * dv, dv);
+      for (uint32_t s = 0; s <= t; ++s) axpy_scalar(o, qk[size_t{t} * chunk + s], d + size_t{s} * dv, dv);
     }
     // S = e^G_c S + sum_s e^(G_c - G_s) k_s d_s^T.
     const float end = std::exp(cum[c - 1]);
     for (uint32_t s = 0; s < c; ++s) kk[s] = std::exp(cum[c - 1] - cum[s]);  // row 0 of kk is not read again
     for (uint32_t i = 0; i < dk; ++i) {
       float* row = state + size_t{i} * dv;
-      ops::scale(row, end, dv);
-      for (uint32_t s = 0; s < c; ++s) ops::axpy(row, kk[s] * k(s)[i], d + size_t{s} * dv, dv);
+      for (uint32_t j = 0; j < dv; ++j) row[j] *= end;
+      for (uint32_t s = 0; s < c; ++s) axpy_scalar(row, kk[s] * k(s)[i], d + size_t{s} * dv, dv);
     }
   }
 }
@@ -186,8 +197,8 @@ void DeltaNetMixer::forward(Compute& compute, const LayerSpec& spec, const Layer
   compute.profiled(&Profile::delta_net, [&] {
     // The convolution, channels being independent.
     compute.parallel_range(conv_dim, 64, [&](size_t first, size_t last) {
-      delta_net_conv_ref(w.conv_kernel.data(), spec.conv_kernel, conv_dim, static_cast<uint32_t>(first),
-                         static_cast<uint32_t>(last), window, mixed_.data(), n, qkv_.data());
+      ops::delta_net_conv(w.conv_kernel.data(), spec.conv_kernel, conv_dim, static_cast<uint32_t>(first),
+                          static_cast<uint32_t>(last), window, mixed_.data(), n, qkv_.data());
     });
     // Per token: the gates, and q and k normalized (q also scaled).
     const float q_scale = 1.0f / std::sqrt(static_cast<float>(dk));
@@ -218,9 +229,9 @@ void DeltaNetMixer::forward(Compute& compute, const LayerSpec& spec, const Layer
                                &out_[h * dv],         value_dim};
       float* s = state + h * size_t{dk} * dv;
       if (n == 1) {
-        delta_rule_token_ref(rows, n, dk, dv, s);
+        ops::delta_rule_token(rows, n, dk, dv, s);
       } else {
-        delta_rule_chunk_ref(rows, n, dk, dv, kChunk, s, &scratch_[thread * thread_floats_]);
+        ops::delta_rule_chunk(rows, n, dk, dv, kChunk, s, &scratch_[thread * thread_floats_]);
       }
     });
     // rmsnorm(o) * silu(z), per head.

@@ -18,6 +18,7 @@
 
 #include "engine/arch/layer_spec.h"
 #include "engine/model/model_weights.h"
+#include "engine/ops/ops.h"
 #include "engine/runtime/compute.h"
 
 namespace engine {
@@ -34,22 +35,11 @@ struct ModelConfig;
 void delta_net_conv_ref(const float* kernel, uint32_t taps, uint32_t channels, uint32_t first, uint32_t last,
                         float* window, const float* in, uint32_t n, float* out);
 
-// One value head's delta rule over n tokens, its state S (dk, dv) updated in
-// place; token t's q and k (dk, q already scaled) at q + t * qk_stride, v
-// (dv) at v + t * v_stride, out (dv) at out + t * out_stride, its gate
-// beta[t * gate_stride] and log-decay g[t * gate_stride].
-struct DeltaRuleRows {
-  const float* q;
-  const float* k;
-  size_t qk_stride;
-  const float* v;
-  size_t v_stride;
-  const float* beta;
-  const float* g;
-  size_t gate_stride;
-  float* out;
-  size_t out_stride;
-};
+// One value head's delta rule over n tokens (ops::DeltaRuleRows: where each
+// token's q, k, v, gates and output are), its state S (dk, dv) updated in
+// place. The scalar forms; ops::delta_rule_token and delta_rule_chunk are
+// their twins in vectors.
+using DeltaRuleRows = ops::DeltaRuleRows;
 // Token by token, as the recurrence is written (and as llama.cpp runs it).
 void delta_rule_token_ref(const DeltaRuleRows& r, uint32_t n, uint32_t dk, uint32_t dv, float* state);
 // The chunked form: per chunk of c tokens, with G the decays' running sum
@@ -59,7 +49,7 @@ void delta_rule_token_ref(const DeltaRuleRows& r, uint32_t n, uint32_t dk, uint3
 //   S  <- e^G_c S + sum_s e^(G_c - G_s) k_s d_s^T,
 // the same values as the recurrence up to rounding, with the state read as
 // matrix products once per chunk instead of twice per token. scratch holds
-// delta_rule_chunk_scratch(chunk, dk, dv) floats.
+// delta_rule_chunk_scratch(chunk, dk, dv) floats (the vector twin's need).
 void delta_rule_chunk_ref(const DeltaRuleRows& r, uint32_t n, uint32_t dk, uint32_t dv, uint32_t chunk, float* state,
                           float* scratch);
 size_t delta_rule_chunk_scratch(uint32_t chunk, uint32_t dk, uint32_t dv);

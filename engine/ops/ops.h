@@ -29,6 +29,32 @@ void gelu_mul(float* out, const float* gate, const float* up, size_t n);
 void shortconv_rows(const float* kernel, uint32_t taps, uint32_t d, uint32_t first, uint32_t last, float* state,
                     float* bcx, uint32_t n, float* y);
 
+// Qwen3.5's gated DeltaNet (engine/mixers/delta_net.h holds the layout of
+// the arguments, the math and the scalar twins delta_net_conv_ref,
+// delta_rule_token_ref and delta_rule_chunk_ref), in vectors over channels
+// and over a head's values.
+// One value head's inputs and outputs over n tokens: token t's q and k (dk
+// values, q already scaled) at q + t * qk_stride, v (dv) at v + t * v_stride,
+// its output (dv) at out + t * out_stride, its update gate
+// beta[t * gate_stride] and log-decay g[t * gate_stride].
+struct DeltaRuleRows {
+  const float* q;
+  const float* k;
+  size_t qk_stride;
+  const float* v;
+  size_t v_stride;
+  const float* beta;
+  const float* g;
+  size_t gate_stride;
+  float* out;
+  size_t out_stride;
+};
+void delta_net_conv(const float* kernel, uint32_t taps, uint32_t channels, uint32_t first, uint32_t last,
+                    float* window, const float* in, uint32_t n, float* out);
+void delta_rule_token(const DeltaRuleRows& r, uint32_t n, uint32_t dk, uint32_t dv, float* state);
+void delta_rule_chunk(const DeltaRuleRows& r, uint32_t n, uint32_t dk, uint32_t dv, uint32_t chunk, float* state,
+                      float* scratch);
+
 // y[i] += x[i].
 void add(float* y, const float* x, size_t n);
 

@@ -65,6 +65,6 @@ void gelu_mul(float* out, const float* gate, const float* up, size_t n) {
 #define ENGINE_OPS_STRINGIFY(x) ENGINE_OPS_STRINGIFY2(x)
 extern const IsaOps kIsaOps{ENGINE_OPS_STRINGIFY(ENGINE_OPS_ISA), dot_rows, weighted_rows, dot_rows_f16,
                             weighted_rows_f16, dot_rows_quant, weighted_rows_quant, kF16RowsInPlace, fp16_to_fp32, softmax, silu_mul, gelu_mul,
-                            shortconv_rows};
+                            shortconv_rows, delta_net_conv, delta_rule_token, delta_rule_chunk};
 
 }  // namespace engine::ops::ENGINE_OPS_ISA

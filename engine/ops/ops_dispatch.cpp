@@ -128,4 +128,18 @@ void shortconv_rows(const float* kernel, uint32_t taps, uint32_t d, uint32_t fir
   isa_ops().shortconv_rows(kernel, taps, d, first, last, state, bcx, n, y);
 }
 
+void delta_net_conv(const float* kernel, uint32_t taps, uint32_t channels, uint32_t first, uint32_t last,
+                    float* window, const float* in, uint32_t n, float* out) {
+  isa_ops().delta_net_conv(kernel, taps, channels, first, last, window, in, n, out);
+}
+
+void delta_rule_token(const DeltaRuleRows& r, uint32_t n, uint32_t dk, uint32_t dv, float* state) {
+  isa_ops().delta_rule_token(r, n, dk, dv, state);
+}
+
+void delta_rule_chunk(const DeltaRuleRows& r, uint32_t n, uint32_t dk, uint32_t dv, uint32_t chunk, float* state,
+                      float* scratch) {
+  isa_ops().delta_rule_chunk(r, n, dk, dv, chunk, state, scratch);
+}
+
 }  // namespace engine::ops

@@ -2,7 +2,8 @@
 // (ops_attention.cpp, ops_activation.cpp) compiled for several instruction
 // sets, and the choice among them: the best one this CPU runs, picked once
 // (ops_dispatch.cpp). ops::dot_rows, weighted_rows (F32 and F16 rows),
-// fp16_to_fp32, softmax, silu_mul, gelu_mul and shortconv_rows call the chosen one.
+// fp16_to_fp32, softmax, silu_mul, gelu_mul, shortconv_rows and the DeltaNet's
+// delta_net_conv, delta_rule_token and delta_rule_chunk call the chosen one.
 #pragma once
 
 #include <cstddef>
@@ -41,6 +42,12 @@ struct IsaOps {
   // LFM2's gated short convolution (ops_conv.cpp; ops.h: shortconv_rows).
   void (*shortconv_rows)(const float* kernel, uint32_t taps, uint32_t d, uint32_t first, uint32_t last, float* state,
                          float* bcx, uint32_t n, float* y);
+  // Qwen3.5's gated DeltaNet (ops_delta_net.cpp; ops.h).
+  void (*delta_net_conv)(const float* kernel, uint32_t taps, uint32_t channels, uint32_t first, uint32_t last,
+                         float* window, const float* in, uint32_t n, float* out);
+  void (*delta_rule_token)(const DeltaRuleRows& r, uint32_t n, uint32_t dk, uint32_t dv, float* state);
+  void (*delta_rule_chunk)(const DeltaRuleRows& r, uint32_t n, uint32_t dk, uint32_t dv, uint32_t chunk, float* state,
+                           float* scratch);
 };
 
 // Every variant compiled in that this CPU can run, best first (tests run each).
@@ -82,5 +89,10 @@ void silu_mul(float* out, const float* gate, const float* up, size_t n);
 void gelu_mul(float* out, const float* gate, const float* up, size_t n);
 void shortconv_rows(const float* kernel, uint32_t taps, uint32_t d, uint32_t first, uint32_t last, float* state,
                     float* bcx, uint32_t n, float* y);
+void delta_net_conv(const float* kernel, uint32_t taps, uint32_t channels, uint32_t first, uint32_t last,
+                    float* window, const float* in, uint32_t n, float* out);
+void delta_rule_token(const DeltaRuleRows& r, uint32_t n, uint32_t dk, uint32_t dv, float* state);
+void delta_rule_chunk(const DeltaRuleRows& r, uint32_t n, uint32_t dk, uint32_t dv, uint32_t chunk, float* state,
+                      float* scratch);
 }  // namespace engine::ops::ENGINE_OPS_ISA
 #endif

@@ -337,8 +337,16 @@ uint64_t KvCache::bytes() const {
 
 std::vector<float> KvCache::recurrent_state() const {
   std::vector<float> state;
-  for (const RecurrentCache& c : recurrent_) state.insert(state.end(), c.rows().begin(), c.rows().end());
+  copy_recurrent_state(state);
   return state;
+}
+
+void KvCache::copy_recurrent_state(std::vector<float>& out) const {
+  size_t total = 0;
+  for (const RecurrentCache& c : recurrent_) total += c.rows().size();
+  out.resize(total);
+  float* at = out.data();
+  for (const RecurrentCache& c : recurrent_) at = std::copy(c.rows().begin(), c.rows().end(), at);
 }
 
 void KvCache::set_recurrent_state(const std::vector<float>& state, uint32_t n) {

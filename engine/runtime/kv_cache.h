@@ -246,6 +246,8 @@ class KvCache {
   // Every recurrent layer's state, one after the other (a checkpoint's
   // copy), and back, as the state after n positions.
   std::vector<float> recurrent_state() const;
+  // The same into `out`, reusing its memory (a checkpoint's recycled copy).
+  void copy_recurrent_state(std::vector<float>& out) const;
   void set_recurrent_state(const std::vector<float>& state, uint32_t n);
 
   // AttentionCache's bookkeeping of what the rings hold, for every cache.

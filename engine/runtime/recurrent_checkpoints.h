@@ -42,9 +42,11 @@ class RecurrentCheckpoints {
   // Restores the newest copy at or before n whose position the attention
   // caches still hold, and returns its position (nullopt: none).
   std::optional<uint32_t> restore(uint32_t n, KvCache& kv) const;
-  void clear() { copies_.clear(); }
+  // Drops every copy (the memory of one is kept for the next).
+  void clear();
 
   size_t size() const { return copies_.size(); }
+  // The copies' bytes and the spare one's.
   uint64_t bytes() const;
 
  private:
@@ -52,7 +54,9 @@ class RecurrentCheckpoints {
     uint32_t at;
     std::vector<float> state;
   };
+  void recycle(std::vector<Copy>::iterator copy);
   std::vector<Copy> copies_;  // ascending positions
+  std::vector<float> spare_;  // the memory of the last copy dropped, reused by the next
 };
 
 // A session's state memory by kind, for the reports of run, bench and the

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/mixers/delta_net.h"
 #include "engine/mixers/shortconv.h"
 #include "engine/ops/ops.h"
 #include "engine/ops/ops_isa.h"
@@ -266,6 +267,86 @@ TEST(Ops, GeluMatchesItsDefinition) {
         // tanh is 1 - 2 / (exp(2y) + 1) in float: an absolute error of a few
         // 2^-24 in 1 + tanh, which is relative only where it is near 2.
         EXPECT_NEAR(gate[i], exact, 1e-6 * std::abs(exact) + 4e-7 * std::abs(g * up[i]) + 1e-30) << "i=" << i << " x=" << x[i];
+      }
+    }
+  }
+}
+
+// Qwen3.5's DeltaNet convolution in vectors against its scalar twin: channel
+// ranges with tails, batches shorter and longer than the window, two batches
+// carrying it.
+TEST(Ops, DeltaNetConvolutionMatchesItsScalarTwin) {
+  FOR_EACH_OPS_ISA(v) {
+    for (const uint32_t taps : {2u, 4u, 17u}) {
+      for (const uint32_t d : {1u, 7u, 37u, 100u}) {
+        for (const uint32_t n : {1u, 2u, 23u}) {
+          SCOPED_TRACE("taps " + std::to_string(taps) + ", d " + std::to_string(d) + ", n " + std::to_string(n));
+          const std::vector<float> kernel = random_floats(size_t{d} * taps, taps * 1000 + d);
+          std::vector<float> window_want = random_floats(size_t{taps - 1} * d, taps + n), window_got = window_want;
+          for (int batch = 0; batch < 2; ++batch) {
+            const std::vector<float> in = random_floats(size_t{n} * d, n + d + batch);
+            std::vector<float> want(size_t{n} * d, -1.0f), got(size_t{n} * d, -2.0f);
+            const uint32_t split = d / 3;
+            for (const auto& [first, last] : {std::pair{0u, split}, std::pair{split, d}}) {
+              engine::delta_net_conv_ref(kernel.data(), taps, d, first, last, window_want.data(), in.data(), n,
+                                         want.data());
+              v->delta_net_conv(kernel.data(), taps, d, first, last, window_got.data(), in.data(), n, got.data());
+            }
+            ASSERT_EQ(window_got, window_want);
+            // The taps' sum may be fused (FMA) in the vectors; silu's exp is
+            // the vectors' polynomial (2 ulp).
+            for (size_t i = 0; i < want.size(); ++i) ASSERT_NEAR(got[i], want[i], 2e-5f * (1.0f + std::fabs(want[i]))) << i;
+          }
+        }
+      }
+    }
+  }
+}
+
+// The delta rule in vectors against its scalar twins, token by token and in
+// chunks: head sizes with vector tails, chunks of 1, 5 and 64 over prompts
+// shorter and longer than a chunk, the state carried between calls.
+TEST(Ops, DeltaRuleMatchesItsScalarTwins) {
+  FOR_EACH_OPS_ISA(v) {
+    for (const uint32_t dk : {3u, 16u, 37u, 128u}) {
+      for (const auto& [n, chunk] : {std::pair{1u, 64u}, std::pair{9u, 5u}, std::pair{70u, 64u}, std::pair{6u, 1u}}) {
+        SCOPED_TRACE("dk " + std::to_string(dk) + ", n " + std::to_string(n) + ", chunk " + std::to_string(chunk));
+        const uint32_t dv = dk;
+        std::vector<float> q = random_floats(size_t{n} * dk, dk + n), k = random_floats(size_t{n} * dk, dk + n + 1);
+        for (std::vector<float>* x : {&q, &k}) {  // unit rows, as the mixer gives them
+          for (uint32_t t = 0; t < n; ++t) {
+            float ss = 0;
+            for (uint32_t i = 0; i < dk; ++i) ss += (*x)[t * dk + i] * (*x)[t * dk + i];
+            for (uint32_t i = 0; i < dk; ++i) (*x)[t * dk + i] /= std::sqrt(ss);
+          }
+        }
+        const std::vector<float> val = random_floats(size_t{n} * dv, dk + n + 2);
+        std::vector<float> beta(n), g(n);
+        for (uint32_t t = 0; t < n; ++t) {
+          beta[t] = 0.5f + 0.4f * std::sin(float(t));
+          g[t] = -0.05f - 0.5f * (1.0f + std::cos(float(3 * t)));
+        }
+        const std::vector<float> start = random_floats(size_t{dk} * dv, dk * 7 + n);
+        const auto rows = [&](std::vector<float>& out) {
+          return engine::ops::DeltaRuleRows{q.data(), k.data(), dk, val.data(), dv, beta.data(), g.data(), 1, out.data(), dv};
+        };
+        const auto close = [](const std::vector<float>& got, const std::vector<float>& want, const char* what) {
+          for (size_t i = 0; i < want.size(); ++i) {
+            ASSERT_NEAR(got[i], want[i], 3e-5f * (1.0f + std::fabs(want[i]))) << what << " " << i;
+          }
+        };
+        std::vector<float> out_want(size_t{n} * dv), out_got(size_t{n} * dv);
+        std::vector<float> state_want = start, state_got = start;
+        engine::delta_rule_token_ref(rows(out_want), n, dk, dv, state_want.data());
+        v->delta_rule_token(rows(out_got), n, dk, dv, state_got.data());
+        close(out_got, out_want, "token out");
+        close(state_got, state_want, "token state");
+        std::vector<float> scratch(engine::delta_rule_chunk_scratch(chunk, dk, dv));
+        state_want = state_got = start;
+        engine::delta_rule_chunk_ref(rows(out_want), n, dk, dv, chunk, state_want.data(), scratch.data());
+        v->delta_rule_chunk(rows(out_got), n, dk, dv, chunk, state_got.data(), scratch.data());
+        close(out_got, out_want, "chunk out");
+        close(state_got, state_want, "chunk state");
       }
     }
   }

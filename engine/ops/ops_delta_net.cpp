@@ -1,0 +1,195 @@
+// Qwen3.5's gated DeltaNet (engine/mixers/delta_net.h), compiled once per
+// instruction set like the other row operations (ops_isa.h): the convolution
+// in vectors over channels, the delta rule in vectors over a head's values
+// with several rows or tokens per pass so that each vector loaded feeds
+// several multiply-adds. The scalar twins (delta_net_conv_ref,
+// delta_rule_token_ref, delta_rule_chunk_ref) sum the same products in
+// another order: the tests compare within float rounding.
+#ifndef ENGINE_OPS_ISA
+#define ENGINE_OPS_ISA baseline
+#endif
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "engine/ops/ops_isa.h"
+#include "engine/ops/ops_vector.h"
+
+namespace engine::ops::ENGINE_OPS_ISA {
+namespace {
+
+inline Batch silu(Batch x) { return x / (Batch(1.0f) + exp_approx(-x)); }
+
+inline float dot(const float* x, const float* y, uint32_t n) {
+  Batch acc(0.0f);
+  for_each_vector(n, [&](size_t i, size_t count) { acc = xsimd::fma(load_part(x + i, count), load_part(y + i, count), acc); });
+  return xsimd::hadd(acc);
+}
+
+// out[t] (dv) = sum_i a[t][i] S[i] for Tokens rows of a at a + t * a_stride,
+// for the state's rows i < dk: each row of S loaded once per vector of
+// values for all the tokens (and both of k and q when two are given).
+template <size_t Tokens>
+void rows_times_state(const float* const* a, size_t n_a, size_t a_stride, const float* state, uint32_t dk,
+                      uint32_t dv, float* const* out, size_t out_stride, size_t t0) {
+  for_each_vector(dv, [&](size_t j, size_t count) {
+    Batch acc[2][Tokens];
+    for (size_t m = 0; m < n_a; ++m) {
+      for (size_t r = 0; r < Tokens; ++r) acc[m][r] = Batch(0.0f);
+    }
+    for (uint32_t i = 0; i < dk; ++i) {
+      const Batch s = load_part(state + size_t{i} * dv + j, count);
+      for (size_t m = 0; m < n_a; ++m) {
+        for (size_t r = 0; r < Tokens; ++r) acc[m][r] = xsimd::fma(Batch(a[m][(t0 + r) * a_stride + i]), s, acc[m][r]);
+      }
+    }
+    for (size_t m = 0; m < n_a; ++m) {
+      for (size_t r = 0; r < Tokens; ++r) store_part(acc[m][r], out[m] + (t0 + r) * out_stride + j, count);
+    }
+  });
+}
+
+}  // namespace
+
+void delta_net_conv(const float* kernel, uint32_t taps, uint32_t channels, uint32_t first, uint32_t last,
+                    float* window, const float* in, uint32_t n, float* out) {
+  const uint32_t past = taps - 1;
+  const auto row = [&](uint32_t j) { return j < past ? window + size_t{j} * channels : in + size_t{j - past} * channels; };
+  // The taps of kLanes channels, tap-major, gathered once per vector of
+  // channels and used by every token of the batch (as shortconv_rows does).
+  constexpr uint32_t kStackTaps = 16;  // Qwen3.5 has 4
+  alignas(64) float stack_taps[kStackTaps * kLanes];
+  std::vector<float> heap_taps;
+  float* k = stack_taps;
+  if (taps > kStackTaps) {
+    heap_taps.resize(size_t{taps} * kLanes);
+    k = heap_taps.data();
+  }
+  for_each_vector(last - first, [&](size_t i, size_t count) {
+    const size_t ch = first + i;
+    for (uint32_t tap = 0; tap < taps; ++tap) {
+      for (size_t lane = 0; lane < kLanes; ++lane) k[tap * kLanes + lane] = lane < count ? kernel[(ch + lane) * taps + tap] : 0.0f;
+    }
+    for (uint32_t t = 0; t < n; ++t) {
+      Batch sum = Batch::load_unaligned(k) * load_part(row(t) + ch, count);
+      for (uint32_t tap = 1; tap < taps; ++tap) {
+        sum = xsimd::fma(Batch::load_unaligned(k + tap * kLanes), load_part(row(t + tap) + ch, count), sum);
+      }
+      store_part(silu(sum), out + size_t{t} * channels + ch, count);
+    }
+  });
+  for (uint32_t r = 0; r < past; ++r) {
+    const float* from = row(r + n);
+    std::copy(from + first, from + last, window + size_t{r} * channels + first);
+  }
+}
+
+// Per token two passes over S: d = beta (v - e^g S^T k) reading it, then
+// S = e^g S + k d^T writing it and o = S^T q from the rows just written, in
+// blocks of up to 4 vectors of values held in registers across the rows.
+void delta_rule_token(const DeltaRuleRows& r, uint32_t n, uint32_t dk, uint32_t dv, float* state) {
+  constexpr size_t kBlock = 4 * kLanes;
+  for (uint32_t t = 0; t < n; ++t) {
+    const float* q = r.q + t * r.qk_stride;
+    const float* k = r.k + t * r.qk_stride;
+    const float* v = r.v + t * r.v_stride;
+    const Batch beta(r.beta[t * r.gate_stride]);
+    const Batch decay(std::exp(r.g[t * r.gate_stride]));
+    float* o = r.out + t * r.out_stride;
+    for (size_t j0 = 0; j0 < dv; j0 += kBlock) {
+      const size_t width = std::min<size_t>(kBlock, dv - j0);
+      const size_t vecs = (width + kLanes - 1) / kLanes;
+      const auto count = [&](size_t b) { return std::min(kLanes, width - b * kLanes); };
+      Batch acc[4] = {Batch(0.0f), Batch(0.0f), Batch(0.0f), Batch(0.0f)};
+      for (uint32_t i = 0; i < dk; ++i) {
+        const Batch ki(k[i]);
+        const float* s = state + size_t{i} * dv + j0;
+        for (size_t b = 0; b < vecs; ++b) acc[b] = xsimd::fma(ki, load_part(s + b * kLanes, count(b)), acc[b]);
+      }
+      Batch d[4];
+      for (size_t b = 0; b < vecs; ++b) d[b] = beta * (load_part(v + j0 + b * kLanes, count(b)) - decay * acc[b]);
+      Batch out[4] = {Batch(0.0f), Batch(0.0f), Batch(0.0f), Batch(0.0f)};
+      for (uint32_t i = 0; i < dk; ++i) {
+        const Batch ki(k[i]), qi(q[i]);
+        float* s = state + size_t{i} * dv + j0;
+        for (size_t b = 0; b < vecs; ++b) {
+          const Batch updated = xsimd::fma(ki, d[b], decay * load_part(s + b * kLanes, count(b)));
+          store_part(updated, s + b * kLanes, count(b));
+          out[b] = xsimd::fma(qi, updated, out[b]);
+        }
+      }
+      for (size_t b = 0; b < vecs; ++b) store_part(out[b], o + j0 + b * kLanes, count(b));
+    }
+  }
+}
+
+void delta_rule_chunk(const DeltaRuleRows& r, uint32_t n, uint32_t dk, uint32_t dv, uint32_t chunk, float* state,
+                      float* scratch) {
+  float* sk = scratch;                        // (chunk, dv) S^T k_t of the chunk's starting state
+  float* sq = sk + size_t{chunk} * dv;        // (chunk, dv) S^T q_t
+  float* d = sq + size_t{chunk} * dv;         // (chunk, dv) the updates
+  float* kk = d + size_t{chunk} * dv;         // (chunk, chunk) e^(G_t - G_s) k_t . k_s, s < t
+  float* qk = kk + size_t{chunk} * chunk;     // (chunk, chunk) e^(G_t - G_s) q_t . k_s, s <= t
+  float* cum = qk + size_t{chunk} * chunk;    // (chunk) G_t
+  float* kw = cum + chunk;                    // (dk, chunk) e^(G_c - G_s) k_s[i]
+  for (uint32_t t0 = 0; t0 < n; t0 += chunk) {
+    const uint32_t c = std::min(chunk, n - t0);
+    const float* q0 = r.q + t0 * r.qk_stride;
+    const float* k0 = r.k + t0 * r.qk_stride;
+    const auto q = [&](uint32_t t) { return q0 + t * r.qk_stride; };
+    const auto k = [&](uint32_t t) { return k0 + t * r.qk_stride; };
+    float running = 0.0f;
+    for (uint32_t t = 0; t < c; ++t) cum[t] = running += r.g[(t0 + t) * r.gate_stride];
+    // S^T k and S^T q for 4 tokens per pass over the state.
+    const float* a[2] = {k0, q0};
+    float* outs[2] = {sk, sq};
+    by_tiles<4>(c, [&]<size_t Tokens>(size_t t) { rows_times_state<Tokens>(a, 2, r.qk_stride, state, dk, dv, outs, dv, t); });
+    for (uint32_t t = 0; t < c; ++t) {
+      for (uint32_t s = 0; s <= t; ++s) {
+        const float decay = std::exp(cum[t] - cum[s]);
+        if (s < t) kk[size_t{t} * chunk + s] = decay * dot(k(t), k(s), dk);
+        qk[size_t{t} * chunk + s] = decay * dot(q(t), k(s), dk);
+      }
+    }
+    // The updates by forward substitution, each output as soon as its
+    // updates are known; one vector of values at a time over all earlier tokens.
+    for (uint32_t t = 0; t < c; ++t) {
+      const Batch beta(r.beta[(t0 + t) * r.gate_stride]);
+      const Batch start(std::exp(cum[t]));
+      const float* v = r.v + (t0 + t) * r.v_stride;
+      float* dt = d + size_t{t} * dv;
+      float* o = r.out + (t0 + t) * r.out_stride;
+      const float* kk_t = kk + size_t{t} * chunk;
+      const float* qk_t = qk + size_t{t} * chunk;
+      for_each_vector(dv, [&](size_t j, size_t count) {
+        Batch acc = load_part(v + j, count) - start * load_part(sk + size_t{t} * dv + j, count);
+        for (uint32_t s = 0; s < t; ++s) acc = xsimd::fnma(Batch(kk_t[s]), load_part(d + size_t{s} * dv + j, count), acc);
+        const Batch dtj = beta * acc;
+        store_part(dtj, dt + j, count);
+        Batch out = start * load_part(sq + size_t{t} * dv + j, count);
+        for (uint32_t s = 0; s < t; ++s) out = xsimd::fma(Batch(qk_t[s]), load_part(d + size_t{s} * dv + j, count), out);
+        store_part(xsimd::fma(Batch(qk_t[t]), dtj, out), o + j, count);
+      });
+    }
+    // S = e^G_c S + sum_s e^(G_c - G_s) k_s d_s^T, 4 rows of S per pass over d.
+    const float end = std::exp(cum[c - 1]);
+    for (uint32_t s = 0; s < c; ++s) {
+      const float w = std::exp(cum[c - 1] - cum[s]);
+      for (uint32_t i = 0; i < dk; ++i) kw[size_t{i} * chunk + s] = w * k(s)[i];
+    }
+    by_tiles<4>(dk, [&]<size_t Rows>(size_t i0) {
+      for_each_vector(dv, [&](size_t j, size_t count) {
+        Batch acc[Rows];
+        for (size_t m = 0; m < Rows; ++m) acc[m] = Batch(end) * load_part(state + (i0 + m) * dv + j, count);
+        for (uint32_t s = 0; s < c; ++s) {
+          const Batch ds = load_part(d + size_t{s} * dv + j, count);
+          for (size_t m = 0; m < Rows; ++m) acc[m] = xsimd::fma(Batch(kw[(i0 + m) * chunk + s]), ds, acc[m]);
+        }
+        for (size_t m = 0; m < Rows; ++m) store_part(acc[m], state + (i0 + m) * dv + j, count);
+      });
+    });
+  }
+}
+
+}  // namespace engine::ops::ENGINE_OPS_ISA
