@@ -1,5 +1,6 @@
 // kernel_insn: runs ONE matmul kernel of the registry on one shape (or one
-// row operation of the forward pass: op:shortconv and its scalar twin), for
+// row operation of the forward pass: op:shortconv, op:delta_net_conv, op:delta_rule
+// and their scalar twins), for
 // counting instructions under qemu with ../shared/tools/insncount (timing under
 // emulation means nothing; the instruction count is deterministic). Plain C++,
 // no Google Benchmark, so it links statically for aarch64.
@@ -22,6 +23,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/mixers/delta_net.h"
 #include "engine/mixers/shortconv.h"
 #include "engine/ops/ops.h"
 #include "engine/ops/ops_isa.h"
@@ -57,6 +59,8 @@ int usage() {
   std::fprintf(stderr,
                "usage: kernel_insn --kernel NAME --m M --n N --k K [--reps R] [--pack-reps P]\n"
                "       kernel_insn --kernel op:shortconv|op:shortconv_ref --m TOKENS --n TAPS --k CHANNELS [--reps R]\n"
+               "       kernel_insn --kernel op:delta_net_conv[_ref] --m TOKENS --n TAPS --k CHANNELS [--reps R]\n"
+               "       kernel_insn --kernel op:delta_rule[_ref] --m TOKENS --k HEAD_DIM [--reps R]\n"
                "       kernel_insn --list\n");
   return 2;
 }
@@ -84,6 +88,40 @@ int run_shortconv(bool scalar, size_t m, size_t taps, size_t d, size_t reps) {
   double checksum = 0;
   for (float v : y) checksum += v;
   std::printf("shortconv%s m=%zu taps=%zu d=%zu reps=%zu (%s) checksum=%.6g\n", scalar ? "_ref" : "", m, taps, d, reps,
+              scalar ? "scalar" : engine::ops::isa_ops().isa, checksum);
+  return 0;
+}
+
+// Qwen3.5's DeltaNet convolution (m tokens, k channels, n taps) and one
+// head's delta rule (m tokens of k x k state: the recurrence for one token,
+// chunks of 64 for more), the vector forms chosen for this CPU or their
+// scalar twins.
+int run_delta_net(const std::string& name, size_t m, size_t taps, size_t d, size_t reps) {
+  const bool scalar = name.ends_with("_ref");
+  const bool conv = name.starts_with("op:delta_net_conv");
+  if (m == 0 || d == 0 || (conv && taps < 2)) return usage();
+  std::mt19937 rng(42);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  const auto mm = static_cast<uint32_t>(m), dd = static_cast<uint32_t>(d), tt = static_cast<uint32_t>(taps);
+  std::vector<float> in(m * d), out(m * d), state(conv ? (taps - 1) * d : d * d), kernel(conv ? d * taps : 0);
+  std::vector<float> q(m * d), k(m * d), beta(m, 0.5f), g(m, -0.1f);
+  for (auto* v : {&in, &state, &kernel, &q, &k}) {
+    for (float& x : *v) x = normal(rng) * 0.1f;
+  }
+  std::vector<float> scratch(engine::delta_rule_chunk_scratch(engine::DeltaNetMixer::kChunk, dd, dd));
+  const engine::ops::DeltaRuleRows rows{q.data(), k.data(), d, in.data(), d, beta.data(), g.data(), 1, out.data(), d};
+  for (size_t r = 0; r < reps; ++r) {
+    if (conv && scalar) engine::delta_net_conv_ref(kernel.data(), tt, dd, 0, dd, state.data(), in.data(), mm, out.data());
+    if (conv && !scalar) engine::ops::delta_net_conv(kernel.data(), tt, dd, 0, dd, state.data(), in.data(), mm, out.data());
+    if (!conv && m == 1) (scalar ? engine::delta_rule_token_ref : engine::ops::delta_rule_token)(rows, mm, dd, dd, state.data());
+    if (!conv && m > 1) {
+      (scalar ? engine::delta_rule_chunk_ref : engine::ops::delta_rule_chunk)(rows, mm, dd, dd, engine::DeltaNetMixer::kChunk,
+                                                                          state.data(), scratch.data());
+    }
+  }
+  double checksum = 0;
+  for (float v : out) checksum += v;
+  std::printf("%s m=%zu taps=%zu d=%zu reps=%zu (%s) checksum=%.6g\n", name.c_str() + 3, m, taps, d, reps,
               scalar ? "scalar" : engine::ops::isa_ops().isa, checksum);
   return 0;
 }
@@ -118,6 +156,7 @@ int main(int argc, char** argv) {
     }
   }
   if (name == "op:shortconv" || name == "op:shortconv_ref") return run_shortconv(name.ends_with("_ref"), m, n, k, reps);
+  if (name.starts_with("op:delta_net_conv") || name.starts_with("op:delta_rule")) return run_delta_net(name, m, n, k, reps);
   const kernels::MatmulKernel* kern = find_kernel(name);
   if (kern == nullptr) {
     std::fprintf(stderr, "kernel_insn: no kernel named '%s' in this build (--list shows them)\n", name.c_str());

@@ -13,6 +13,10 @@
 #include <cmath>
 #include <vector>
 
+#if defined(__aarch64__)
+#include <arm_neon.h>
+#endif
+
 #include "engine/ops/ops_isa.h"
 #include "engine/ops/ops_vector.h"
 
@@ -21,9 +25,44 @@ namespace {
 
 inline Batch silu(Batch x) { return x / (Batch(1.0f) + exp_approx(-x)); }
 
+// for_each_vector with the whole vectors' count a compile-time constant: the
+// loads and stores of a whole vector (load_n, store_n) then carry no branch
+// on the count (NEON, the delta rule of one token: 6.0 instructions per state
+// value with load_part's test on every load; see docs/kernels.md).
+using Whole = std::integral_constant<size_t, kLanes>;
+template <class F>
+inline void each_vector(size_t n, F&& f) {
+  size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) f(i, Whole{});
+  if (i < n) f(i, n - i);
+}
+inline Batch load_n(const float* x, Whole) { return Batch::load_unaligned(x); }
+inline Batch load_n(const float* x, size_t count) { return load_part(x, count); }
+inline void store_n(const Batch& v, float* x, Whole) { v.store_unaligned(x); }
+inline void store_n(const Batch& v, float* x, size_t count) { store_part(v, x, count); }
+
+// acc + w[0] x0 + w[1] x1 + w[2] x2 + w[3] x3: the delta rule's matrix
+// products four terms at a time. On NEON the four weights are one load and
+// each term one multiply-add by lane, where broadcasting each weight took a
+// load of its own.
+inline Batch fma4(Batch acc, const float* w, const Batch& x0, const Batch& x1, const Batch& x2, const Batch& x3) {
+#if defined(__aarch64__)
+  const float32x4_t wv = vld1q_f32(w);
+  float32x4_t a = vfmaq_laneq_f32(acc.data, x0.data, wv, 0);
+  a = vfmaq_laneq_f32(a, x1.data, wv, 1);
+  a = vfmaq_laneq_f32(a, x2.data, wv, 2);
+  return Batch(vfmaq_laneq_f32(a, x3.data, wv, 3));
+#else
+  acc = xsimd::fma(Batch(w[0]), x0, acc);
+  acc = xsimd::fma(Batch(w[1]), x1, acc);
+  acc = xsimd::fma(Batch(w[2]), x2, acc);
+  return xsimd::fma(Batch(w[3]), x3, acc);
+#endif
+}
+
 inline float dot(const float* x, const float* y, uint32_t n) {
   Batch acc(0.0f);
-  for_each_vector(n, [&](size_t i, size_t count) { acc = xsimd::fma(load_part(x + i, count), load_part(y + i, count), acc); });
+  each_vector(n, [&](size_t i, auto count) { acc = xsimd::fma(load_n(x + i, count), load_n(y + i, count), acc); });
   return xsimd::hadd(acc);
 }
 
@@ -33,19 +72,28 @@ inline float dot(const float* x, const float* y, uint32_t n) {
 template <size_t Tokens>
 void rows_times_state(const float* const* a, size_t n_a, size_t a_stride, const float* state, uint32_t dk,
                       uint32_t dv, float* const* out, size_t out_stride, size_t t0) {
-  for_each_vector(dv, [&](size_t j, size_t count) {
+  each_vector(dv, [&](size_t j, auto count) {
     Batch acc[2][Tokens];
     for (size_t m = 0; m < n_a; ++m) {
       for (size_t r = 0; r < Tokens; ++r) acc[m][r] = Batch(0.0f);
     }
-    for (uint32_t i = 0; i < dk; ++i) {
-      const Batch s = load_part(state + size_t{i} * dv + j, count);
+    uint32_t i = 0;
+    for (; i + 4 <= dk; i += 4) {
+      const float* s = state + size_t{i} * dv + j;
+      const Batch s0 = load_n(s, count), s1 = load_n(s + dv, count), s2 = load_n(s + 2 * size_t{dv}, count),
+                  s3 = load_n(s + 3 * size_t{dv}, count);
+      for (size_t m = 0; m < n_a; ++m) {
+        for (size_t r = 0; r < Tokens; ++r) acc[m][r] = fma4(acc[m][r], a[m] + (t0 + r) * a_stride + i, s0, s1, s2, s3);
+      }
+    }
+    for (; i < dk; ++i) {
+      const Batch s = load_n(state + size_t{i} * dv + j, count);
       for (size_t m = 0; m < n_a; ++m) {
         for (size_t r = 0; r < Tokens; ++r) acc[m][r] = xsimd::fma(Batch(a[m][(t0 + r) * a_stride + i]), s, acc[m][r]);
       }
     }
     for (size_t m = 0; m < n_a; ++m) {
-      for (size_t r = 0; r < Tokens; ++r) store_part(acc[m][r], out[m] + (t0 + r) * out_stride + j, count);
+      for (size_t r = 0; r < Tokens; ++r) store_n(acc[m][r], out[m] + (t0 + r) * out_stride + j, count);
     }
   });
 }
@@ -85,11 +133,44 @@ void delta_net_conv(const float* kernel, uint32_t taps, uint32_t channels, uint3
   }
 }
 
-// Per token two passes over S: d = beta (v - e^g S^T k) reading it, then
-// S = e^g S + k d^T writing it and o = S^T q from the rows just written, in
-// blocks of up to 4 vectors of values held in registers across the rows.
+namespace {
+
+// One token's two passes over the values j0 .. j0 + V vectors of S: d =
+// beta (v - e^g S^T k) reading it, then S = e^g S + k d^T writing it and o =
+// S^T q from the rows just written, the V vectors of d and o in registers
+// across the rows. Count: whole vectors (Whole) or the tail's size (V = 1).
+template <size_t V, class Count>
+inline void token_pass(const float* q, const float* k, const float* v, Batch beta, Batch decay, float* state, uint32_t dk,
+                       uint32_t dv, size_t j0, float* o, Count count) {
+  Batch acc[V];
+  for (size_t b = 0; b < V; ++b) acc[b] = Batch(0.0f);
+  for (uint32_t i = 0; i < dk; ++i) {
+    const Batch ki(k[i]);
+    const float* s = state + size_t{i} * dv + j0;
+    for (size_t b = 0; b < V; ++b) acc[b] = xsimd::fma(ki, load_n(s + b * kLanes, count), acc[b]);
+  }
+  Batch d[V], out[V];
+  for (size_t b = 0; b < V; ++b) {
+    d[b] = beta * (load_n(v + j0 + b * kLanes, count) - decay * acc[b]);
+    out[b] = Batch(0.0f);
+  }
+  for (uint32_t i = 0; i < dk; ++i) {
+    const Batch ki(k[i]), qi(q[i]);
+    float* s = state + size_t{i} * dv + j0;
+    for (size_t b = 0; b < V; ++b) {
+      const Batch updated = xsimd::fma(ki, d[b], decay * load_n(s + b * kLanes, count));
+      store_n(updated, s + b * kLanes, count);
+      out[b] = xsimd::fma(qi, updated, out[b]);
+    }
+  }
+  for (size_t b = 0; b < V; ++b) store_n(out[b], o + j0 + b * kLanes, count);
+}
+
+}  // namespace
+
+// Per token two passes over S (token_pass), 4 whole vectors of values at a
+// time, then single vectors and the tail.
 void delta_rule_token(const DeltaRuleRows& r, uint32_t n, uint32_t dk, uint32_t dv, float* state) {
-  constexpr size_t kBlock = 4 * kLanes;
   for (uint32_t t = 0; t < n; ++t) {
     const float* q = r.q + t * r.qk_stride;
     const float* k = r.k + t * r.qk_stride;
@@ -97,30 +178,10 @@ void delta_rule_token(const DeltaRuleRows& r, uint32_t n, uint32_t dk, uint32_t 
     const Batch beta(r.beta[t * r.gate_stride]);
     const Batch decay(std::exp(r.g[t * r.gate_stride]));
     float* o = r.out + t * r.out_stride;
-    for (size_t j0 = 0; j0 < dv; j0 += kBlock) {
-      const size_t width = std::min<size_t>(kBlock, dv - j0);
-      const size_t vecs = (width + kLanes - 1) / kLanes;
-      const auto count = [&](size_t b) { return std::min(kLanes, width - b * kLanes); };
-      Batch acc[4] = {Batch(0.0f), Batch(0.0f), Batch(0.0f), Batch(0.0f)};
-      for (uint32_t i = 0; i < dk; ++i) {
-        const Batch ki(k[i]);
-        const float* s = state + size_t{i} * dv + j0;
-        for (size_t b = 0; b < vecs; ++b) acc[b] = xsimd::fma(ki, load_part(s + b * kLanes, count(b)), acc[b]);
-      }
-      Batch d[4];
-      for (size_t b = 0; b < vecs; ++b) d[b] = beta * (load_part(v + j0 + b * kLanes, count(b)) - decay * acc[b]);
-      Batch out[4] = {Batch(0.0f), Batch(0.0f), Batch(0.0f), Batch(0.0f)};
-      for (uint32_t i = 0; i < dk; ++i) {
-        const Batch ki(k[i]), qi(q[i]);
-        float* s = state + size_t{i} * dv + j0;
-        for (size_t b = 0; b < vecs; ++b) {
-          const Batch updated = xsimd::fma(ki, d[b], decay * load_part(s + b * kLanes, count(b)));
-          store_part(updated, s + b * kLanes, count(b));
-          out[b] = xsimd::fma(qi, updated, out[b]);
-        }
-      }
-      for (size_t b = 0; b < vecs; ++b) store_part(out[b], o + j0 + b * kLanes, count(b));
-    }
+    size_t j = 0;
+    for (; j + 4 * kLanes <= dv; j += 4 * kLanes) token_pass<4>(q, k, v, beta, decay, state, dk, dv, j, o, Whole{});
+    for (; j + kLanes <= dv; j += kLanes) token_pass<1>(q, k, v, beta, decay, state, dk, dv, j, o, Whole{});
+    if (j < dv) token_pass<1>(q, k, v, beta, decay, state, dk, dv, j, o, dv - j);
   }
 }
 
@@ -148,7 +209,7 @@ void delta_rule_chunk(const DeltaRuleRows& r, uint32_t n, uint32_t dk, uint32_t 
     for (uint32_t t = 0; t < c; ++t) {
       for (uint32_t s = 0; s <= t; ++s) {
         const float decay = std::exp(cum[t] - cum[s]);
-        if (s < t) kk[size_t{t} * chunk + s] = decay * dot(k(t), k(s), dk);
+        if (s < t) kk[size_t{t} * chunk + s] = -decay * dot(k(t), k(s), dk);  // negated: subtracted below
         qk[size_t{t} * chunk + s] = decay * dot(q(t), k(s), dk);
       }
     }
@@ -162,14 +223,26 @@ void delta_rule_chunk(const DeltaRuleRows& r, uint32_t n, uint32_t dk, uint32_t 
       float* o = r.out + (t0 + t) * r.out_stride;
       const float* kk_t = kk + size_t{t} * chunk;
       const float* qk_t = qk + size_t{t} * chunk;
-      for_each_vector(dv, [&](size_t j, size_t count) {
-        Batch acc = load_part(v + j, count) - start * load_part(sk + size_t{t} * dv + j, count);
-        for (uint32_t s = 0; s < t; ++s) acc = xsimd::fnma(Batch(kk_t[s]), load_part(d + size_t{s} * dv + j, count), acc);
+      each_vector(dv, [&](size_t j, auto count) {
+        Batch acc = load_n(v + j, count) - start * load_n(sk + size_t{t} * dv + j, count);
+        Batch out = start * load_n(sq + size_t{t} * dv + j, count);
+        // Each earlier update loaded once for both sums, four at a time.
+        uint32_t s = 0;
+        for (; s + 4 <= t; s += 4) {
+          const float* ds = d + size_t{s} * dv + j;
+          const Batch d0 = load_n(ds, count), d1 = load_n(ds + dv, count), d2 = load_n(ds + 2 * size_t{dv}, count),
+                      d3 = load_n(ds + 3 * size_t{dv}, count);
+          acc = fma4(acc, kk_t + s, d0, d1, d2, d3);
+          out = fma4(out, qk_t + s, d0, d1, d2, d3);
+        }
+        for (; s < t; ++s) {
+          const Batch ds = load_n(d + size_t{s} * dv + j, count);
+          acc = xsimd::fma(Batch(kk_t[s]), ds, acc);
+          out = xsimd::fma(Batch(qk_t[s]), ds, out);
+        }
         const Batch dtj = beta * acc;
-        store_part(dtj, dt + j, count);
-        Batch out = start * load_part(sq + size_t{t} * dv + j, count);
-        for (uint32_t s = 0; s < t; ++s) out = xsimd::fma(Batch(qk_t[s]), load_part(d + size_t{s} * dv + j, count), out);
-        store_part(xsimd::fma(Batch(qk_t[t]), dtj, out), o + j, count);
+        store_n(dtj, dt + j, count);
+        store_n(xsimd::fma(Batch(qk_t[t]), dtj, out), o + j, count);
       });
     }
     // S = e^G_c S + sum_s e^(G_c - G_s) k_s d_s^T, 4 rows of S per pass over d.
@@ -179,14 +252,21 @@ void delta_rule_chunk(const DeltaRuleRows& r, uint32_t n, uint32_t dk, uint32_t 
       for (uint32_t i = 0; i < dk; ++i) kw[size_t{i} * chunk + s] = w * k(s)[i];
     }
     by_tiles<4>(dk, [&]<size_t Rows>(size_t i0) {
-      for_each_vector(dv, [&](size_t j, size_t count) {
+      each_vector(dv, [&](size_t j, auto count) {
         Batch acc[Rows];
-        for (size_t m = 0; m < Rows; ++m) acc[m] = Batch(end) * load_part(state + (i0 + m) * dv + j, count);
-        for (uint32_t s = 0; s < c; ++s) {
-          const Batch ds = load_part(d + size_t{s} * dv + j, count);
+        for (size_t m = 0; m < Rows; ++m) acc[m] = Batch(end) * load_n(state + (i0 + m) * dv + j, count);
+        uint32_t s = 0;
+        for (; s + 4 <= c; s += 4) {
+          const float* ds = d + size_t{s} * dv + j;
+          const Batch d0 = load_n(ds, count), d1 = load_n(ds + dv, count), d2 = load_n(ds + 2 * size_t{dv}, count),
+                      d3 = load_n(ds + 3 * size_t{dv}, count);
+          for (size_t m = 0; m < Rows; ++m) acc[m] = fma4(acc[m], kw + (i0 + m) * chunk + s, d0, d1, d2, d3);
+        }
+        for (; s < c; ++s) {
+          const Batch ds = load_n(d + size_t{s} * dv + j, count);
           for (size_t m = 0; m < Rows; ++m) acc[m] = xsimd::fma(Batch(kw[(i0 + m) * chunk + s]), ds, acc[m]);
         }
-        for (size_t m = 0; m < Rows; ++m) store_part(acc[m], state + (i0 + m) * dv + j, count);
+        for (size_t m = 0; m < Rows; ++m) store_n(acc[m], state + (i0 + m) * dv + j, count);
       });
     });
   }
