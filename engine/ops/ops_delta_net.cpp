@@ -1,17 +1,16 @@
-// Qwen3.5's gated DeltaNet (engine/mixers/delta_net.h), compiled once per
-// instruction set like the other row operations (ops_isa.h): the convolution
-// in vectors over channels, the delta rule in vectors over a head's values
-// with several rows or tokens per pass so that each vector loaded feeds
-// several multiply-adds. The scalar twins (delta_net_conv_ref,
-// delta_rule_token_ref, delta_rule_chunk_ref) sum the same products in
-// another order: the tests compare within float rounding.
+// The delta rule of Qwen3.5's gated DeltaNet (engine/mixers/delta_net.h),
+// compiled once per instruction set like the other row operations
+// (ops_isa.h; its convolution is in ops_conv.cpp), in vectors over a head's
+// values with several rows or tokens per pass so that each vector loaded
+// feeds several multiply-adds. The scalar twins (delta_rule_token_ref,
+// delta_rule_chunk_ref) sum the same products in another order: the tests
+// compare within float rounding.
 #ifndef ENGINE_OPS_ISA
 #define ENGINE_OPS_ISA baseline
 #endif
 
 #include <algorithm>
 #include <cmath>
-#include <vector>
 
 #if defined(__aarch64__)
 #include <arm_neon.h>
@@ -22,8 +21,6 @@
 
 namespace engine::ops::ENGINE_OPS_ISA {
 namespace {
-
-inline Batch silu(Batch x) { return x / (Batch(1.0f) + exp_approx(-x)); }
 
 // for_each_vector with the whole vectors' count a compile-time constant: the
 // loads and stores of a whole vector (load_n, store_n) then carry no branch
@@ -99,39 +96,6 @@ void rows_times_state(const float* const* a, size_t n_a, size_t a_stride, const 
 }
 
 }  // namespace
-
-void delta_net_conv(const float* kernel, uint32_t taps, uint32_t channels, uint32_t first, uint32_t last,
-                    float* window, const float* in, uint32_t n, float* out) {
-  const uint32_t past = taps - 1;
-  const auto row = [&](uint32_t j) { return j < past ? window + size_t{j} * channels : in + size_t{j - past} * channels; };
-  // The taps of kLanes channels, tap-major, gathered once per vector of
-  // channels and used by every token of the batch (as shortconv_rows does).
-  constexpr uint32_t kStackTaps = 16;  // Qwen3.5 has 4
-  alignas(64) float stack_taps[kStackTaps * kLanes];
-  std::vector<float> heap_taps;
-  float* k = stack_taps;
-  if (taps > kStackTaps) {
-    heap_taps.resize(size_t{taps} * kLanes);
-    k = heap_taps.data();
-  }
-  for_each_vector(last - first, [&](size_t i, size_t count) {
-    const size_t ch = first + i;
-    for (uint32_t tap = 0; tap < taps; ++tap) {
-      for (size_t lane = 0; lane < kLanes; ++lane) k[tap * kLanes + lane] = lane < count ? kernel[(ch + lane) * taps + tap] : 0.0f;
-    }
-    for (uint32_t t = 0; t < n; ++t) {
-      Batch sum = Batch::load_unaligned(k) * load_part(row(t) + ch, count);
-      for (uint32_t tap = 1; tap < taps; ++tap) {
-        sum = xsimd::fma(Batch::load_unaligned(k + tap * kLanes), load_part(row(t + tap) + ch, count), sum);
-      }
-      store_part(silu(sum), out + size_t{t} * channels + ch, count);
-    }
-  });
-  for (uint32_t r = 0; r < past; ++r) {
-    const float* from = row(r + n);
-    std::copy(from + first, from + last, window + size_t{r} * channels + first);
-  }
-}
 
 namespace {
 

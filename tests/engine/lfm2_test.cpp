@@ -21,6 +21,7 @@
 #include "engine/runtime/session_file.h"
 #include "engine/support/error.h"
 #include "gguf/file.h"
+#include "tests/engine/hybrid_session.h"
 #include "tests/engine/model_edit.h"
 #include "tests/engine/synth_files.h"
 #include "tools/common/model_writing/synth_shapes.h"
@@ -109,39 +110,12 @@ tools::SynthShape small_lfm2() {
   return s;
 }
 
-class Lfm2 : public testing::Test {
+constexpr engine_test::HybridModel kLfm2{"lfm2", small_lfm2, 64};
+
+class Lfm2 : public engine_test::HybridSession<kLfm2> {
  protected:
-  static void SetUpTestSuite() {
-    dir_ = new quantize_test::TempDir("lfm2");
-    path_ = new std::string(engine_test::write_synth(*dir_, small_lfm2(), "lfm2.gguf"));
-  }
-  static void TearDownTestSuite() {
-    delete path_;
-    delete dir_;
-  }
-  void SetUp() override { model_ = engine::Model::load(*path_); }
-
-  engine::Session session(uint32_t n_batch = 512) const {
-    return engine::Session(*model_, {.n_ctx = 64, .n_batch = n_batch, .kv_type = engine::KvType::f32});
-  }
   static std::vector<int32_t> prompt() { return {1, 40, 90, 7, 250, 13, 77, 5, 199, 42, 8, 160}; }
-  static std::vector<float> last_row(const engine::Session& s) {
-    const size_t n_vocab = s.model().config().n_vocab;
-    return {s.logits().end() - static_cast<std::ptrdiff_t>(n_vocab), s.logits().end()};
-  }
-  // F32 weights and cache: the batch and the decode round differently only
-  // in the matmuls' summation order.
-  static void expect_close(const std::vector<float>& got, const std::vector<float>& want) {
-    ASSERT_EQ(got.size(), want.size());
-    for (size_t i = 0; i < want.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-4f * (1.0f + std::fabs(want[i]))) << i;
-  }
-
-  static quantize_test::TempDir* dir_;
-  static std::string* path_;
-  std::unique_ptr<engine::Model> model_;
 };
-quantize_test::TempDir* Lfm2::dir_ = nullptr;
-std::string* Lfm2::path_ = nullptr;
 
 TEST_F(Lfm2, TheFileDescribesTheLayerListAsLlamaCppReadsIt) {
   const gguf::File& f = model_->file();
@@ -269,21 +243,7 @@ TEST_F(Lfm2, TruncationShortOfTheEndEvaluatesTheKeptTokensAfterACheckpointAgain)
 TEST_F(Lfm2, ALoadedSessionGoesOnFromItsSavedState) {
   const std::vector<int32_t> p = prompt();
   engine::Session saved = session();
-  saved.eval(p);
-  const std::string file = *dir_ / "saved.session";
-  engine::save_session(saved, file);
-  saved.eval(std::vector<int32_t>{17});
-
-  engine::Session loaded = session();
-  engine::load_session(loaded, file);
-  EXPECT_EQ(loaded.tokens().size(), p.size());
-  EXPECT_EQ(loaded.n_past(), p.size());
-  loaded.eval(std::vector<int32_t>{17});
-  EXPECT_EQ(loaded.n_evaluated(), 1u);
-  EXPECT_EQ(last_row(loaded), last_row(saved));
-  // Its state is a checkpoint: cut back to the saved end, nothing to redo.
-  loaded.truncate(static_cast<uint32_t>(p.size()));
-  EXPECT_EQ(loaded.n_past(), p.size());
+  const std::string file = expect_a_loaded_session_goes_on(p, saved);
 
   // Version 1: the same bytes without the states' section (a float count and
   // the floats, before the checksum).
@@ -332,18 +292,7 @@ TEST_F(Lfm2, ALoadedSessionGoesOnFromItsSavedState) {
 // a batch ahead of the others: the session starts again from 0 and still
 // gives the logits of one that was never stopped.
 TEST_F(Lfm2, AnAbortedBatchLeavesNoHalfAdvancedState) {
-  const std::vector<int32_t> p = prompt();
-  engine::Session fresh = session();
-  fresh.eval(p);
-
-  engine::Session s = session(5);
-  int layers_left = 6 + 4;  // the first batch, then four layers into the second
-  s.set_abort([](void* left) { return --*static_cast<int*>(left) < 0; }, &layers_left);
-  EXPECT_THROW(s.eval(p), engine::Aborted);
-  EXPECT_EQ(s.tokens().size(), 5u);
-  s.set_abort(nullptr, nullptr);
-  s.eval(std::span<const int32_t>(p).subspan(5));
-  expect_close(last_row(s), last_row(fresh));
+  expect_an_aborted_batch_leaves_no_half_advanced_state(prompt(), 6 + 4);  // the first batch, four layers into the second
 }
 
 TEST_F(Lfm2, AConvolutionLayerWithoutShortconvLCacheIsRefusedByName) {

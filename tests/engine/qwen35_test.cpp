@@ -21,6 +21,7 @@
 #include "engine/support/error.h"
 #include "gguf/file.h"
 #include "gguf/writer.h"
+#include "tests/engine/hybrid_session.h"
 #include "tests/engine/model_edit.h"
 #include "tests/engine/synth_files.h"
 #include "tools/common/model_writing/synth_shapes.h"
@@ -180,43 +181,16 @@ tools::SynthShape small_qwen35() {
   return s;
 }
 
-class Qwen35 : public testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    dir_ = new quantize_test::TempDir("qwen35");
-    path_ = new std::string(engine_test::write_synth(*dir_, small_qwen35(), "qwen35.gguf"));
-  }
-  static void TearDownTestSuite() {
-    delete path_;
-    delete dir_;
-  }
-  void SetUp() override { model_ = engine::Model::load(*path_); }
+constexpr engine_test::HybridModel kQwen35{"qwen35", small_qwen35, 256};
 
-  engine::Session session(uint32_t n_batch = 512) const {
-    return engine::Session(*model_, {.n_ctx = 256, .n_batch = n_batch, .kv_type = engine::KvType::f32});
-  }
+class Qwen35 : public engine_test::HybridSession<kQwen35> {
+ protected:
   static std::vector<int32_t> prompt(size_t n = 12) {
     std::vector<int32_t> p{1};
     for (size_t i = 1; i < n; ++i) p.push_back(static_cast<int32_t>(3 + (7 * i + 13 * i * i) % 290));
     return p;
   }
-  static std::vector<float> last_row(const engine::Session& s) {
-    const size_t n_vocab = s.model().config().n_vocab;
-    return {s.logits().end() - static_cast<std::ptrdiff_t>(n_vocab), s.logits().end()};
-  }
-  // F32 weights and cache: batches, chunks and the token recurrence round
-  // differently only in the order of their sums.
-  static void expect_close(const std::vector<float>& got, const std::vector<float>& want) {
-    ASSERT_EQ(got.size(), want.size());
-    for (size_t i = 0; i < want.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-4f * (1.0f + std::fabs(want[i]))) << i;
-  }
-
-  static quantize_test::TempDir* dir_;
-  static std::string* path_;
-  std::unique_ptr<engine::Model> model_;
 };
-quantize_test::TempDir* Qwen35::dir_ = nullptr;
-std::string* Qwen35::path_ = nullptr;
 
 TEST_F(Qwen35, TheFileDescribesTheLayersAsLlamaCppReadsThem) {
   const gguf::File& f = model_->file();
@@ -313,32 +287,12 @@ TEST_F(Qwen35, TruncationGoesOnFromACheckpoint) {
 }
 
 TEST_F(Qwen35, ALoadedSessionGoesOnFromItsSavedState) {
-  const std::vector<int32_t> p = prompt();
   engine::Session saved = session();
-  saved.eval(p);
-  const std::string file = *dir_ / "saved.session";
-  engine::save_session(saved, file);
-  saved.eval(std::vector<int32_t>{17});
-
-  engine::Session loaded = session();
-  engine::load_session(loaded, file);
-  EXPECT_EQ(loaded.n_past(), p.size());
-  loaded.eval(std::vector<int32_t>{17});
-  EXPECT_EQ(loaded.n_evaluated(), 1u);
-  EXPECT_EQ(last_row(loaded), last_row(saved));
+  expect_a_loaded_session_goes_on(prompt(), saved);
 }
 
 TEST_F(Qwen35, AnAbortedBatchLeavesNoHalfAdvancedState) {
-  const std::vector<int32_t> p = prompt();
-  engine::Session fresh = session();
-  fresh.eval(p);
-  engine::Session s = session(5);
-  int layers_left = 4 + 2;  // the first batch, then two layers into the second
-  s.set_abort([](void* left) { return --*static_cast<int*>(left) < 0; }, &layers_left);
-  EXPECT_THROW(s.eval(p), engine::Aborted);
-  s.set_abort(nullptr, nullptr);
-  s.eval(std::span<const int32_t>(p).subspan(s.tokens().size()));
-  expect_close(last_row(s), last_row(fresh));
+  expect_an_aborted_batch_leaves_no_half_advanced_state(prompt(), 4 + 2);  // the first batch, two layers into the second
 }
 
 // A file with a multi-token-prediction block after the model's own (as the
