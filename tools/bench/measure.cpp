@@ -409,6 +409,13 @@ Report run_bench(const BenchOptions& o, const std::string& command_line) {
           ms.push_back(1000 * s);
         }
         if (&t == paired) probe_between();
+        // What the session keeps of its recurrent states to go back to (the
+        // checkpoints a regenerate or an edit restores): the most of any test.
+        const engine::StateMemory states = engine::state_memory(session.kv_cache(), session.checkpoints());
+        if (states.checkpoint_bytes > run.model.checkpoint_bytes) {
+          run.model.checkpoint_bytes = states.checkpoint_bytes;
+          run.model.n_checkpoints = states.n_checkpoints;
+        }
         TestResult r;
         r.name = t.name;
         r.kind = t.kind;

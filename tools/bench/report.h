@@ -128,6 +128,10 @@ struct ModelInfo {
   uint32_t kv_cached_layers = 0;        // layers with a cache
   uint32_t kv_windowed_layers = 0;      // of them, with a sliding window
   std::vector<uint32_t> kv_windows;     // their distinct windows, ascending
+  // A recurrent model's copies of its states after a timed test, the most of
+  // any (engine/runtime/recurrent_checkpoints.h); 0 without recurrent layers.
+  uint64_t checkpoint_bytes = 0;
+  uint32_t n_checkpoints = 0;
   double load_ms = kUnknown;
   double load_repack_ms = kUnknown;  // of the load, repacking weights
   double plain_read_ms = kUnknown;   // a plain sequential read() of the file, after the load

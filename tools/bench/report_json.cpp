@@ -156,6 +156,8 @@ void write_model(JsonWriter& j, const ModelInfo& m) {
   u64(j, "kv_n_ctx", m.kv_n_ctx);
   u64(j, "kv_bytes", m.kv_bytes);
   u64(j, "kv_full_bytes", m.kv_full_bytes);
+  u64(j, "checkpoint_bytes", m.checkpoint_bytes);
+  u64(j, "n_checkpoints", m.n_checkpoints);
   u64(j, "kv_cached_layers", m.kv_cached_layers);
   u64(j, "kv_windowed_layers", m.kv_windowed_layers);
   j.key("kv_windows").begin_array();

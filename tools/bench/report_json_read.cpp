@@ -138,6 +138,8 @@ Report report_from_json(const JsonValue& json) {
     run.model.kv_n_ctx = static_cast<uint32_t>(ru64(m["kv_n_ctx"]));
     run.model.kv_bytes = ru64(m["kv_bytes"]);
     run.model.kv_full_bytes = ru64(m["kv_full_bytes"]);
+    run.model.checkpoint_bytes = ru64(m["checkpoint_bytes"]);
+    run.model.n_checkpoints = static_cast<uint32_t>(ru64(m["n_checkpoints"]));
     run.model.kv_cached_layers = static_cast<uint32_t>(ru64(m["kv_cached_layers"]));
     run.model.kv_windowed_layers = static_cast<uint32_t>(ru64(m["kv_windowed_layers"]));
     for (const JsonValue& w : m["kv_windows"].items()) run.model.kv_windows.push_back(static_cast<uint32_t>(ru64(w)));

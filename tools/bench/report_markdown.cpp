@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "engine/runtime/kv_cache.h"
+#include "engine/support/memory.h"
 #include "tools/bench/text_util.h"
 #include "tools/common/plural.h"
 
@@ -37,7 +38,12 @@ std::string kv_cell(const ModelInfo& m) {
   size.n_windowed = m.kv_windowed_layers;
   size.windows = m.kv_windows;
   s += "of " + std::to_string(m.kv_n_ctx) + " positions: " + size.describe();
-  return m.kv_layers.empty() ? s : s + " = " + m.kv_layers;
+  if (!m.kv_layers.empty()) s += " = " + m.kv_layers;
+  if (m.n_checkpoints != 0) {
+    s += "; checkpoints of the recurrent states, at most " + engine::format_bytes(m.checkpoint_bytes) + " (" +
+         tools::plural(m.n_checkpoints, "copy", "copies") + ")";
+  }
+  return s;
 }
 
 std::string short_model(const std::string& path) {
