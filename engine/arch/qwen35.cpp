@@ -9,6 +9,7 @@
 // multi-token-prediction blocks after the model's own (nextn_predict_layers)
 // are in the file and not run, and the norms' weights are used as stored
 // (the converter has already added Qwen's 1 to them).
+#include <cmath>
 #include <string_view>
 
 #include "engine/arch/families.h"
@@ -43,6 +44,11 @@ void check_sections(const ModelConfig& c, uint32_t il, uint32_t n_rot) {
                       ".rope.dimension_sections is missing or not 4 numbers");
   }
   const std::vector<double>& s = it->second;
+  for (double v : s) {
+    if (!(v <= 65536) || v != std::floor(v)) {
+      refuse(il, "has rope.dimension_sections value " + std::to_string(v) + " (whole numbers up to 65536)");
+    }
+  }
   const double total = s[0] + s[1] + s[2] + s[3];
   if (total <= 0) refuse(il, "has rope.dimension_sections that sum to 0");
   for (uint32_t pair = 0; pair < n_rot / 2; ++pair) {
@@ -55,6 +61,10 @@ void check_sections(const ModelConfig& c, uint32_t il, uint32_t n_rot) {
     }
   }
 }
+
+// The most key or value channels of a DeltaNet layer (the released models
+// have 2048 and 4096).
+constexpr uint64_t kMaxChannels = uint64_t{1} << 20;
 
 LayerSpec qwen35_layer(const ModelConfig& c, uint32_t il) {
   LayerSpec l = transformer_layer(c, il);
@@ -89,6 +99,12 @@ LayerSpec qwen35_layer(const ModelConfig& c, uint32_t il) {
                       std::to_string(d.n_k_heads) + " key heads (ssm.group_count) of " + std::to_string(d.head_k_dim) +
                       " (ssm.state_size) and ssm.inner_size " + std::to_string(inner) +
                       ": the value heads must be a positive multiple of the key heads and divide the inner size");
+  }
+  // The channels index the convolution and the state in 32 bits: a file whose
+  // sizes overflow them is refused before anything is sized by them.
+  if (uint64_t{d.n_k_heads} * d.head_k_dim > kMaxChannels || inner > kMaxChannels) {
+    refuse(il, "has " + std::to_string(uint64_t{d.n_k_heads} * d.head_k_dim) + " key and " + std::to_string(inner) +
+                   " value channels (at most " + std::to_string(kMaxChannels) + " each)");
   }
   d.head_v_dim = inner / d.n_v_heads;
   // llama.cpp's state is square (its delta net asserts S_k == S_v).

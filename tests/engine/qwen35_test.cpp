@@ -348,6 +348,17 @@ TEST_F(Qwen35, WhatTheEngineCannotRunIsRefusedByName) {
           "fourth (image) position");
   refused("ratio.gguf", {.metadata = [](gguf::Writer& w) { w.set_u32("qwen35.ssm.time_step_rank", 3); }},
           "value heads must be a positive multiple of the key heads");
+  refused("huge-heads.gguf", {.metadata = [](gguf::Writer& w) {
+            w.set_u32("qwen35.ssm.group_count", 1u << 20);
+            w.set_u32("qwen35.ssm.time_step_rank", 1u << 20);
+            w.set_u32("qwen35.ssm.inner_size", 1u << 24);
+          }},
+          "has 16777216 key and 16777216 value channels (at most 1048576 each)");
+  refused("huge-sections.gguf", {.metadata = [](gguf::Writer& w) {
+            const std::vector<float> s = {3e38f, 1, 1, 0};
+            w.set_array_f32("qwen35.rope.dimension_sections", s);
+          }},
+          "rope.dimension_sections value");
   refused("mtp-all.gguf", {.metadata = [](gguf::Writer& w) { w.set_u32("qwen35.nextn_predict_layers", 4); }},
           "nextn_predict_layers 4 leaves no layer");
 }
