@@ -63,6 +63,7 @@ enum class Param : uint8_t {
   ssm_inner_size,            // u32, DeltaNet value heads x value head size
   full_attention_interval,   // u32, every n-th layer attends (the others are recurrent)
   nextn_predict_layers,      // u32, multi-token-prediction blocks after the model's own
+  recurrent_layers,          // bool per layer: the layer is recurrent (qwen35's attention.recurrent_layers)
   rope_dimension_sections,   // u32 array (KeySpec::array): multi-section RoPE's pairs per position kind
 };
 // The first Param read into ModelConfig::values, and whether one is a float.

@@ -5,7 +5,8 @@
 // and the output multiplied by sigmoid of a gate that attn_q.weight computes
 // beside each head's query. Each layer is attn_norm, its mixer, then the
 // FFN's own norm, which the file calls post_attention_norm.weight, and
-// SwiGLU. As llama.cpp reads it (src/models/qwen35.cpp, delta-net-base.cpp):
+// SwiGLU. The layer list is attention.recurrent_layers where the file has
+// it, else full_attention_interval. As llama.cpp reads it (src/models/qwen35.cpp, delta-net-base.cpp):
 // multi-token-prediction blocks after the model's own (nextn_predict_layers)
 // are in the file and not run, and the norms' weights are used as stored
 // (the converter has already added Qwen's 1 to them).
@@ -66,11 +67,20 @@ void check_sections(const ModelConfig& c, uint32_t il, uint32_t n_rot) {
 // have 2048 and 4096).
 constexpr uint64_t kMaxChannels = uint64_t{1} << 20;
 
-LayerSpec qwen35_layer(const ModelConfig& c, uint32_t il) {
-  LayerSpec l = transformer_layer(c, il);
+// Whether layer il attends: the file's attention.recurrent_layers when it
+// has one (llama.cpp reads it first), else every full_attention_interval-th.
+bool attends(const ModelConfig& c, uint32_t il) {
+  if (const auto listed = c.layer_values.find(Param::recurrent_layers); listed != c.layer_values.end()) {
+    return listed->second[il] == 0;
+  }
   const double interval = c.value(Param::full_attention_interval, 4);
   if (interval < 1) refuse(il, "cannot be placed: full_attention_interval is 0");
-  if ((il + 1) % static_cast<uint64_t>(interval) == 0) {
+  return (il + 1) % static_cast<uint64_t>(interval) == 0;
+}
+
+LayerSpec qwen35_layer(const ModelConfig& c, uint32_t il) {
+  LayerSpec l = transformer_layer(c, il);
+  if (attends(c, il)) {
     AttentionSpec& a = l.attention;
     a.rope.style = ops::RopeStyle::neox;
     a.rope.freq_factors = false;
@@ -168,6 +178,7 @@ Architecture qwen35() {
   keys.push_back({"ssm.time_step_rank", Param::ssm_time_step_rank, true});
   keys.push_back({"ssm.inner_size", Param::ssm_inner_size, true});
   keys.push_back({"full_attention_interval", Param::full_attention_interval});
+  keys.push_back({"attention.recurrent_layers", Param::recurrent_layers, false, true, Written::never});
   keys.push_back({"nextn_predict_layers", Param::nextn_predict_layers, false, false, Written::if_not_default});
   a.keys = std::move(keys);
   a.tensors = qwen35_tensors();

@@ -104,6 +104,7 @@ void read_sizes(const Keys& k, ModelConfig& c) {
                   std::to_string(c.n_layer));
     }
     c.n_layer -= nextn;
+    c.n_layer_nextn = nextn;
   }
   const char* positive = "embedding_length, block_count, feed_forward_length and attention.head_count must be positive";
   if (c.n_embd == 0 || c.n_layer == 0) fail(f, positive);
@@ -214,11 +215,13 @@ void read_vocab_size(const Keys& k, ModelConfig& c) {
   }
 }
 
-// An array of one number or bool per layer (gemma4's sliding_window_pattern).
-std::vector<double> per_layer_values(const Keys& k, arch::Param p, uint32_t n_layer) {
+// An array of one number or bool per layer (gemma4's sliding_window_pattern),
+// or per block with the multi-token-prediction blocks' values after the
+// layers' (qwen35's recurrent_layers, as llama.cpp reads it), which are dropped.
+std::vector<double> per_layer_values(const Keys& k, arch::Param p, uint32_t n_layer, uint32_t n_nextn) {
   const std::string key = k.key(p);
   const gguf::Value& v = k.file().find(key)->value;
-  if (v.array_size() != n_layer) {
+  if (v.array_size() != n_layer && v.array_size() != uint64_t{n_layer} + n_nextn) {
     fail(k.file(), "metadata '" + key + "' has " + std::to_string(v.array_size()) + " values for " +
                        std::to_string(n_layer) + " layers");
   }
@@ -300,7 +303,7 @@ void read_values(const Keys& k, ModelConfig& c) {
   for (const arch::KeySpec& spec : c.arch->keys) {
     if (spec.param < arch::kFirstValueParam || !k.has(spec.param)) continue;
     if (k.is_array(spec.param)) {
-      if (spec.per_layer) c.layer_values[spec.param] = per_layer_values(k, spec.param, c.n_layer);
+      if (spec.per_layer) c.layer_values[spec.param] = per_layer_values(k, spec.param, c.n_layer, c.n_layer_nextn);
       if (spec.array) c.arrays[spec.param] = array_values(k, spec.param);
       continue;
     }

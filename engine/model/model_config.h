@@ -24,7 +24,8 @@ struct ModelConfig {
   std::string name;          // general.name, if any
   uint32_t n_ctx_train = 0;  // <arch>.context_length
   uint32_t n_embd = 0;       // <arch>.embedding_length
-  uint32_t n_layer = 0;      // <arch>.block_count
+  uint32_t n_layer = 0;      // <arch>.block_count, less the multi-token-prediction blocks
+  uint32_t n_layer_nextn = 0;  // <arch>.nextn_predict_layers: blocks after the model's own, not run
   uint32_t n_vocab = 0;      // <arch>.vocab_size, else the tokenizer's, else token_embd's rows
   // The largest of any layer (the scratch buffers are sized by them); a
   // layer's own are in layers[il].

@@ -307,6 +307,9 @@ TEST_F(Qwen35, AMultiTokenPredictionBlockIsLoadedAndNotRun) {
     w.copy_metadata(f);
     w.set_u32("qwen35.block_count", 5);
     w.set_u32("qwen35.nextn_predict_layers", 1);
+    // A layer list covers every block, the MTP block's flag last (dropped).
+    const std::vector<uint8_t> flags = {1, 0, 1, 0, 0};
+    w.set_array_bool("qwen35.attention.recurrent_layers", flags);
     for (const gguf::TensorInfo& t : f.tensors()) {
       const std::vector<uint64_t> ne(t.ne.begin(), t.ne.begin() + t.n_dims);
       w.add_tensor(t.name, t.type, ne, std::span<const uint8_t>(f.tensor_data(t), t.n_bytes));
@@ -325,6 +328,35 @@ TEST_F(Qwen35, AMultiTokenPredictionBlockIsLoadedAndNotRun) {
   a.eval(prompt());
   b.eval(prompt());
   EXPECT_EQ(last_row(a), last_row(b));
+}
+
+// llama.cpp reads the layer list from attention.recurrent_layers first (one
+// flag per block, the multi-token-prediction blocks' included), then from
+// full_attention_interval: a list that agrees with the interval gives the
+// same model, one that moves attention to layer 0 places its tensors there.
+TEST_F(Qwen35, TheRecurrentLayersListComesBeforeTheInterval) {
+  const std::string same = *dir_ / "listed.gguf";
+  engine_test::write_edited(*path_, same, {.metadata = [](gguf::Writer& w) {
+                              const std::vector<uint8_t> flags = {1, 0, 1, 0};
+                              w.set_array_bool("qwen35.attention.recurrent_layers", flags);
+                              w.set_u32("qwen35.full_attention_interval", 3);  // overridden by the list
+                            }});
+  const std::unique_ptr<engine::Model> m = engine::Model::load(same);
+  for (uint32_t il = 0; il < 4; ++il) {
+    EXPECT_EQ(m->config().layers[il].mixer,
+              il % 2 == 1 ? engine::MixerKind::attention : engine::MixerKind::delta_net) << il;
+  }
+  const std::string moved = *dir_ / "moved.gguf";
+  engine_test::write_edited(*path_, moved, {.metadata = [](gguf::Writer& w) {
+                              const std::vector<uint8_t> flags = {0, 1, 1, 0};
+                              w.set_array_bool("qwen35.attention.recurrent_layers", flags);
+                            }});
+  try {
+    engine::Model::load(moved);
+    FAIL() << "loaded";
+  } catch (const engine::ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("blk.0.attn_q.weight"), std::string::npos) << e.what();
+  }
 }
 
 TEST_F(Qwen35, WhatTheEngineCannotRunIsRefusedByName) {
