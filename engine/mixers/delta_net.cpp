@@ -31,11 +31,23 @@ float dot_scalar(const float* x, const float* y, uint32_t n) {
   return sum;
 }
 
-const DeltaNetSpec* first_delta_net(const ModelConfig& c) {
+// The widest DeltaNet layer's sizes, which the scratch is sized by (all 0
+// without one).
+struct Widest {
+  uint64_t conv = 0, value = 0, heads = 0, chunk_scratch = 0;
+};
+Widest widest(const ModelConfig& c) {
+  Widest w;
   for (const LayerSpec& l : c.layers) {
-    if (l.mixer == MixerKind::delta_net) return &l.delta_net;
+    if (l.mixer != MixerKind::delta_net) continue;
+    const DeltaNetSpec& d = l.delta_net;
+    w.conv = std::max<uint64_t>(w.conv, d.conv_dim());
+    w.value = std::max<uint64_t>(w.value, d.value_dim());
+    w.heads = std::max<uint64_t>(w.heads, d.n_v_heads);
+    w.chunk_scratch =
+        std::max<uint64_t>(w.chunk_scratch, delta_rule_chunk_scratch(DeltaNetMixer::kChunk, d.head_k_dim, d.head_v_dim));
   }
-  return nullptr;
+  return w;
 }
 
 }  // namespace
@@ -148,42 +160,22 @@ void delta_rule_chunk_ref(const DeltaRuleRows& r, uint32_t n, uint32_t dk, uint3
 }
 
 uint64_t DeltaNetMixer::row_floats(const ModelConfig& c) {
-  uint64_t most = 0;
-  for (const LayerSpec& l : c.layers) {
-    if (l.mixer != MixerKind::delta_net) continue;
-    const DeltaNetSpec& d = l.delta_net;
-    most = std::max<uint64_t>(most, 2 * uint64_t{d.conv_dim()} + 2 * uint64_t{d.value_dim()} + 2 * uint64_t{d.n_v_heads});
-  }
-  return most;
+  const Widest w = widest(c);
+  return 2 * w.conv + 2 * w.value + 2 * w.heads;  // mixed_, qkv_, z_, out_, beta_, g_
 }
 
-uint64_t DeltaNetMixer::thread_floats(const ModelConfig& c) {
-  uint64_t most = 0;
-  for (const LayerSpec& l : c.layers) {
-    if (l.mixer != MixerKind::delta_net) continue;
-    most = std::max<uint64_t>(most, delta_rule_chunk_scratch(kChunk, l.delta_net.head_k_dim, l.delta_net.head_v_dim));
-  }
-  return most;
-}
+uint64_t DeltaNetMixer::thread_floats(const ModelConfig& c) { return widest(c).chunk_scratch; }
 
 DeltaNetMixer::DeltaNetMixer(const ModelConfig& c, uint32_t n_batch, size_t n_threads) {
-  const DeltaNetSpec* d = first_delta_net(c);
-  if (d == nullptr) return;
-  uint64_t conv = 0, value = 0, heads = 0;
-  for (const LayerSpec& l : c.layers) {
-    if (l.mixer != MixerKind::delta_net) continue;
-    conv = std::max<uint64_t>(conv, l.delta_net.conv_dim());
-    value = std::max<uint64_t>(value, l.delta_net.value_dim());
-    heads = std::max<uint64_t>(heads, l.delta_net.n_v_heads);
-  }
+  const Widest w = widest(c);
   const size_t b = n_batch;
-  mixed_.resize(b * conv);
-  qkv_.resize(b * conv);
-  z_.resize(b * value);
-  out_.resize(b * value);
-  beta_.resize(b * heads);
-  g_.resize(b * heads);
-  thread_floats_ = thread_floats(c);
+  mixed_.resize(b * w.conv);
+  qkv_.resize(b * w.conv);
+  z_.resize(b * w.value);
+  out_.resize(b * w.value);
+  beta_.resize(b * w.heads);
+  g_.resize(b * w.heads);
+  thread_floats_ = w.chunk_scratch;
   scratch_.resize(n_threads * thread_floats_);
 }
 
