@@ -30,7 +30,7 @@ KernelPlan plan_kernels(std::span<const gguf::GgmlType> weight_types, const kern
   plan.cpu = cpu;
   plan.cap = kernels::max_tier_from_env();
   log_info(describe_cpu_line(cpu, plan.cap));
-  log_info("row operations (attention, softmax, SwiGLU): " + ops::describe_isa_ops_choice(cpu, plan.cap));
+  log_info("row operations (attention, activations, convolutions, delta rule): " + ops::describe_isa_ops_choice(cpu, plan.cap));
   std::vector<gguf::GgmlType> types(weight_types.begin(), weight_types.end());
   std::sort(types.begin(), types.end());
   types.erase(std::unique(types.begin(), types.end()), types.end());

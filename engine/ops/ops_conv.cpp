@@ -33,6 +33,23 @@ class VectorTaps {
   // Channels ch .. ch + count - 1 of a (channels, taps) kernel; zeros past count.
   void gather(const float* kernel, size_t ch, size_t count) {
     float* k = data();
+#if defined(__aarch64__)
+    // LFM2's 3 taps and Qwen3.5's 4 of 4 channels are 12 or 16 floats in a
+    // row: LD3 / LD4 de-interleave them in one instruction, where the lanes
+    // one by one took 12 loads and 12 stores (LFM2, a decode token: 38.8 ->
+    // 24.8 instructions per channel under qemu).
+    if (count == kLanes && kLanes == 4 && (taps_ == 3 || taps_ == 4)) {
+      const float* from = kernel + ch * taps_;
+      if (taps_ == 3) {
+        const float32x4x3_t v = vld3q_f32(from);
+        for (int tap = 0; tap < 3; ++tap) vst1q_f32(k + tap * 4, v.val[tap]);
+      } else {
+        const float32x4x4_t v = vld4q_f32(from);
+        for (int tap = 0; tap < 4; ++tap) vst1q_f32(k + tap * 4, v.val[tap]);
+      }
+      return;
+    }
+#endif
     for (uint32_t tap = 0; tap < taps_; ++tap) {
       for (size_t lane = 0; lane < kLanes; ++lane) k[tap * kLanes + lane] = lane < count ? kernel[(ch + lane) * taps_ + tap] : 0.0f;
     }
@@ -77,20 +94,7 @@ void shortconv_rows(const float* kernel, uint32_t taps, uint32_t d, uint32_t fir
   VectorTaps k(taps);
   for_each_vector(width, [&](size_t i, size_t count) {
     const size_t ch = first + i;
-#if defined(__aarch64__)
-    // LFM2's 3 taps of 4 channels are 12 floats in a row: LD3 de-interleaves
-    // them in one instruction, where the lanes one by one took 12 loads and
-    // 12 stores (a decode token 38.8 -> 24.8 instructions per channel under qemu).
-    if (taps == 3 && count == kLanes && kLanes == 4) {
-      const float32x4x3_t v = vld3q_f32(kernel + ch * 3);
-      vst1q_f32(k.data(), v.val[0]);
-      vst1q_f32(k.data() + 4, v.val[1]);
-      vst1q_f32(k.data() + 8, v.val[2]);
-    } else
-#endif
-    {
-      k.gather(kernel, ch, count);
-    }
+    k.gather(kernel, ch, count);
     for (uint32_t t = 0; t < n; ++t) {
       store_part(load_part(bcx + t * stride + d + ch, count) * k.sum(bx, t, ch, count), y + size_t{t} * d + ch, count);
     }

@@ -22,76 +22,64 @@
 namespace engine::ops::ENGINE_OPS_ISA {
 namespace {
 
-// for_each_vector with the whole vectors' count a compile-time constant: the
-// loads and stores of a whole vector (load_n, store_n) then carry no branch
-// on the count (NEON, the delta rule of one token: 6.0 instructions per state
-// value with load_part's test on every load; see docs/kernels.md).
-using Whole = std::integral_constant<size_t, kLanes>;
-template <class F>
-inline void each_vector(size_t n, F&& f) {
-  size_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) f(i, Whole{});
-  if (i < n) f(i, n - i);
-}
-inline Batch load_n(const float* x, Whole) { return Batch::load_unaligned(x); }
-inline Batch load_n(const float* x, size_t count) { return load_part(x, count); }
-inline void store_n(const Batch& v, float* x, Whole) { v.store_unaligned(x); }
-inline void store_n(const Batch& v, float* x, size_t count) { store_part(v, x, count); }
-
 // acc + w[0] x0 + w[1] x1 + w[2] x2 + w[3] x3: the delta rule's matrix
 // products four terms at a time. On NEON the four weights are one load and
 // each term one multiply-add by lane, where broadcasting each weight took a
 // load of its own.
 inline Batch fma4(Batch acc, const float* w, const Batch& x0, const Batch& x1, const Batch& x2, const Batch& x3) {
-#if defined(__aarch64__)
+#if defined(ENGINE_OPS_FIXED_SVE)
+  // The same by SVE's indexed FMLA, which takes its lane within each 128-bit
+  // segment: the four weights replicated to every segment (LD1RQW).
+  const SveFloats wv = svld1rq_f32(all_lanes(), w);
+  SveFloats a = svmla_lane_f32(acc.data, x0.data, wv, 0);
+  a = svmla_lane_f32(a, x1.data, wv, 1);
+  a = svmla_lane_f32(a, x2.data, wv, 2);
+  return Batch(svmla_lane_f32(a, x3.data, wv, 3));
+#elif defined(__aarch64__)
   const float32x4_t wv = vld1q_f32(w);
   float32x4_t a = vfmaq_laneq_f32(acc.data, x0.data, wv, 0);
   a = vfmaq_laneq_f32(a, x1.data, wv, 1);
   a = vfmaq_laneq_f32(a, x2.data, wv, 2);
   return Batch(vfmaq_laneq_f32(a, x3.data, wv, 3));
 #else
-  acc = xsimd::fma(Batch(w[0]), x0, acc);
-  acc = xsimd::fma(Batch(w[1]), x1, acc);
-  acc = xsimd::fma(Batch(w[2]), x2, acc);
-  return xsimd::fma(Batch(w[3]), x3, acc);
+  acc = fma(Batch(w[0]), x0, acc);
+  acc = fma(Batch(w[1]), x1, acc);
+  acc = fma(Batch(w[2]), x2, acc);
+  return fma(Batch(w[3]), x3, acc);
 #endif
 }
 
 inline float dot(const float* x, const float* y, uint32_t n) {
   Batch acc(0.0f);
-  each_vector(n, [&](size_t i, auto count) { acc = xsimd::fma(load_n(x + i, count), load_n(y + i, count), acc); });
-  return xsimd::hadd(acc);
+  each_vector(n, [&](size_t i, auto count) { acc = fma(load_n(x + i, count), load_n(y + i, count), acc); });
+  return hadd(acc);
 }
 
-// out[t] (dv) = sum_i a[t][i] S[i] for Tokens rows of a at a + t * a_stride,
-// for the state's rows i < dk: each row of S loaded once per vector of
-// values for all the tokens (and both of k and q when two are given).
+// out[m][t] (dv) = sum_i a[m][t][i] S[i] for Tokens rows of both a[0] (k)
+// and a[1] (q) at a[m] + t * a_stride, for the state's rows i < dk: each row
+// of S loaded once per vector of values for all of them. Accumulator e is
+// input e / Tokens, token e % Tokens.
 template <size_t Tokens>
-void rows_times_state(const float* const* a, size_t n_a, size_t a_stride, const float* state, uint32_t dk,
-                      uint32_t dv, float* const* out, size_t out_stride, size_t t0) {
+void rows_times_state(const float* const (&a)[2], size_t a_stride, const float* state, uint32_t dk, uint32_t dv,
+                      float* const (&out)[2], size_t out_stride, size_t t0) {
+  constexpr size_t kAcc = 2 * Tokens;
+  const float* rows[kAcc];
+  unrolled<kAcc>([&]<size_t e>() { rows[e] = a[e / Tokens] + (t0 + e % Tokens) * a_stride; });
   each_vector(dv, [&](size_t j, auto count) {
-    Batch acc[2][Tokens];
-    for (size_t m = 0; m < n_a; ++m) {
-      for (size_t r = 0; r < Tokens; ++r) acc[m][r] = Batch(0.0f);
-    }
+    Batch acc[kAcc];
+    unrolled<kAcc>([&]<size_t e>() { acc[e] = Batch(0.0f); });
     uint32_t i = 0;
     for (; i + 4 <= dk; i += 4) {
       const float* s = state + size_t{i} * dv + j;
       const Batch s0 = load_n(s, count), s1 = load_n(s + dv, count), s2 = load_n(s + 2 * size_t{dv}, count),
                   s3 = load_n(s + 3 * size_t{dv}, count);
-      for (size_t m = 0; m < n_a; ++m) {
-        for (size_t r = 0; r < Tokens; ++r) acc[m][r] = fma4(acc[m][r], a[m] + (t0 + r) * a_stride + i, s0, s1, s2, s3);
-      }
+      unrolled<kAcc>([&]<size_t e>() { acc[e] = fma4(acc[e], rows[e] + i, s0, s1, s2, s3); });
     }
     for (; i < dk; ++i) {
       const Batch s = load_n(state + size_t{i} * dv + j, count);
-      for (size_t m = 0; m < n_a; ++m) {
-        for (size_t r = 0; r < Tokens; ++r) acc[m][r] = xsimd::fma(Batch(a[m][(t0 + r) * a_stride + i]), s, acc[m][r]);
-      }
+      unrolled<kAcc>([&]<size_t e>() { acc[e] = fma(Batch(rows[e][i]), s, acc[e]); });
     }
-    for (size_t m = 0; m < n_a; ++m) {
-      for (size_t r = 0; r < Tokens; ++r) store_n(acc[m][r], out[m] + (t0 + r) * out_stride + j, count);
-    }
+    unrolled<kAcc>([&]<size_t e>() { store_n(acc[e], out[e / Tokens] + (t0 + e % Tokens) * out_stride + j, count); });
   });
 }
 
@@ -107,27 +95,27 @@ template <size_t V, class Count>
 inline void token_pass(const float* q, const float* k, const float* v, Batch beta, Batch decay, float* state, uint32_t dk,
                        uint32_t dv, size_t j0, float* o, Count count) {
   Batch acc[V];
-  for (size_t b = 0; b < V; ++b) acc[b] = Batch(0.0f);
+  unrolled<V>([&]<size_t b>() { acc[b] = Batch(0.0f); });
   for (uint32_t i = 0; i < dk; ++i) {
     const Batch ki(k[i]);
     const float* s = state + size_t{i} * dv + j0;
-    for (size_t b = 0; b < V; ++b) acc[b] = xsimd::fma(ki, load_n(s + b * kLanes, count), acc[b]);
+    unrolled<V>([&]<size_t b>() { acc[b] = fma(ki, load_n(s + b * kLanes, count), acc[b]); });
   }
   Batch d[V], out[V];
-  for (size_t b = 0; b < V; ++b) {
+  unrolled<V>([&]<size_t b>() {
     d[b] = beta * (load_n(v + j0 + b * kLanes, count) - decay * acc[b]);
     out[b] = Batch(0.0f);
-  }
+  });
   for (uint32_t i = 0; i < dk; ++i) {
     const Batch ki(k[i]), qi(q[i]);
     float* s = state + size_t{i} * dv + j0;
-    for (size_t b = 0; b < V; ++b) {
-      const Batch updated = xsimd::fma(ki, d[b], decay * load_n(s + b * kLanes, count));
+    unrolled<V>([&]<size_t b>() {
+      const Batch updated = fma(ki, d[b], decay * load_n(s + b * kLanes, count));
       store_n(updated, s + b * kLanes, count);
-      out[b] = xsimd::fma(qi, updated, out[b]);
-    }
+      out[b] = fma(qi, updated, out[b]);
+    });
   }
-  for (size_t b = 0; b < V; ++b) store_n(out[b], o + j0 + b * kLanes, count);
+  unrolled<V>([&]<size_t b>() { store_n(out[b], o + j0 + b * kLanes, count); });
 }
 
 }  // namespace
@@ -169,7 +157,7 @@ void delta_rule_chunk(const DeltaRuleRows& r, uint32_t n, uint32_t dk, uint32_t 
     // S^T k and S^T q for 4 tokens per pass over the state.
     const float* a[2] = {k0, q0};
     float* outs[2] = {sk, sq};
-    by_tiles<4>(c, [&]<size_t Tokens>(size_t t) { rows_times_state<Tokens>(a, 2, r.qk_stride, state, dk, dv, outs, dv, t); });
+    by_tiles<4>(c, [&]<size_t Tokens>(size_t t) { rows_times_state<Tokens>(a, r.qk_stride, state, dk, dv, outs, dv, t); });
     for (uint32_t t = 0; t < c; ++t) {
       for (uint32_t s = 0; s <= t; ++s) {
         const float decay = std::exp(cum[t] - cum[s]);
@@ -201,12 +189,12 @@ void delta_rule_chunk(const DeltaRuleRows& r, uint32_t n, uint32_t dk, uint32_t 
         }
         for (; s < t; ++s) {
           const Batch ds = load_n(d + size_t{s} * dv + j, count);
-          acc = xsimd::fma(Batch(kk_t[s]), ds, acc);
-          out = xsimd::fma(Batch(qk_t[s]), ds, out);
+          acc = fma(Batch(kk_t[s]), ds, acc);
+          out = fma(Batch(qk_t[s]), ds, out);
         }
         const Batch dtj = beta * acc;
         store_n(dtj, dt + j, count);
-        store_n(xsimd::fma(Batch(qk_t[t]), dtj, out), o + j, count);
+        store_n(fma(Batch(qk_t[t]), dtj, out), o + j, count);
       });
     }
     // S = e^G_c S + sum_s e^(G_c - G_s) k_s d_s^T, 4 rows of S per pass over d.
@@ -218,22 +206,27 @@ void delta_rule_chunk(const DeltaRuleRows& r, uint32_t n, uint32_t dk, uint32_t 
     by_tiles<4>(dk, [&]<size_t Rows>(size_t i0) {
       each_vector(dv, [&](size_t j, auto count) {
         Batch acc[Rows];
-        for (size_t m = 0; m < Rows; ++m) acc[m] = Batch(end) * load_n(state + (i0 + m) * dv + j, count);
+        unrolled<Rows>([&]<size_t m>() { acc[m] = Batch(end) * load_n(state + (i0 + m) * dv + j, count); });
         uint32_t s = 0;
         for (; s + 4 <= c; s += 4) {
           const float* ds = d + size_t{s} * dv + j;
           const Batch d0 = load_n(ds, count), d1 = load_n(ds + dv, count), d2 = load_n(ds + 2 * size_t{dv}, count),
                       d3 = load_n(ds + 3 * size_t{dv}, count);
-          for (size_t m = 0; m < Rows; ++m) acc[m] = fma4(acc[m], kw + (i0 + m) * chunk + s, d0, d1, d2, d3);
+          unrolled<Rows>([&]<size_t m>() { acc[m] = fma4(acc[m], kw + (i0 + m) * chunk + s, d0, d1, d2, d3); });
         }
         for (; s < c; ++s) {
           const Batch ds = load_n(d + size_t{s} * dv + j, count);
-          for (size_t m = 0; m < Rows; ++m) acc[m] = xsimd::fma(Batch(kw[(i0 + m) * chunk + s]), ds, acc[m]);
+          unrolled<Rows>([&]<size_t m>() { acc[m] = fma(Batch(kw[(i0 + m) * chunk + s]), ds, acc[m]); });
         }
-        for (size_t m = 0; m < Rows; ++m) store_n(acc[m], state + (i0 + m) * dv + j, count);
+        unrolled<Rows>([&]<size_t m>() { store_n(acc[m], state + (i0 + m) * dv + j, count); });
       });
     });
   }
 }
+
+#if defined(ENGINE_OPS_FIXED_SVE)
+// What a fixed SVE length variant has of its own (ops_dispatch.cpp).
+extern const DeltaRuleOps kDeltaRule{delta_rule_token, delta_rule_chunk};
+#endif
 
 }  // namespace engine::ops::ENGINE_OPS_ISA

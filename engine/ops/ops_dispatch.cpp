@@ -1,4 +1,5 @@
 // Picks the row operations' instruction set once (ops_isa.h).
+#include <string>
 #include <vector>
 
 #include "engine/ops/ops.h"
@@ -20,8 +21,32 @@ namespace x86_avx512 {
 extern const IsaOps kIsaOps;
 }
 #endif
+#if defined(ENGINE_OPS_SVE_VARIANTS)
+namespace aarch64_sve256 {
+extern const DeltaRuleOps kDeltaRule;
+}
+namespace aarch64_sve512 {
+extern const DeltaRuleOps kDeltaRule;
+}
+#endif
 
 namespace {
+
+#if defined(ENGINE_OPS_SVE_VARIANTS)
+// NEON's operations with the delta rule of a fixed SVE length. A vector of
+// 256 or 512 bits holds 2 or 4 of NEON's, and the delta rule is most of a
+// Qwen3.5 token's row-operation work: under qemu a64fx (512 bits) it runs
+// SVE_TOKEN_512 instructions per state value for one token against NEON's
+// NEON_TOKEN_A64FX (docs/kernels.md). The other operations have no SVE form
+// yet: at 128 bits, every phone's length, NEON is as wide.
+IsaOps with_delta_rule(const char* name, const DeltaRuleOps& d) {
+  IsaOps ops = baseline::kIsaOps;
+  ops.isa = name;
+  ops.delta_rule_token = d.token;
+  ops.delta_rule_chunk = d.chunk;
+  return ops;
+}
+#endif
 
 using kernels::Feature;
 using kernels::feature_bits;
@@ -36,24 +61,55 @@ struct Variant {
   kernels::Tier tier;
   kernels::Arch arch;
   uint64_t required_features;
-  const IsaOps* ops;
+  uint32_t sve_bits;  // compiled for exactly this SVE length; 0: any
+  const IsaOps& (*ops)();
 };
 constexpr Variant kVariants[] = {
+#if defined(ENGINE_OPS_SVE_VARIANTS)
+    {"aarch64_sve512", kernels::Tier::sve, kernels::Arch::aarch64, feature_bits({Feature::sve}), 512,
+     []() -> const IsaOps& {
+       static const IsaOps ops = with_delta_rule("aarch64_sve512", aarch64_sve512::kDeltaRule);
+       return ops;
+     }},
+    {"aarch64_sve256", kernels::Tier::sve, kernels::Arch::aarch64, feature_bits({Feature::sve}), 256,
+     []() -> const IsaOps& {
+       static const IsaOps ops = with_delta_rule("aarch64_sve256", aarch64_sve256::kDeltaRule);
+       return ops;
+     }},
+#endif
 #if defined(ENGINE_OPS_X86_VARIANTS)
     {"x86_avx512", kernels::Tier::hwy, kernels::Arch::x86_64,
      feature_bits({Feature::avx2, Feature::fma, Feature::f16c, Feature::avx512f, Feature::avx512bw, Feature::avx512dq,
            Feature::avx512vl, Feature::avx512cd}),
-     &x86_avx512::kIsaOps},
-    {"x86_avx2", kernels::Tier::hwy, kernels::Arch::x86_64, feature_bits({Feature::avx2, Feature::fma, Feature::f16c}),
-     &x86_avx2::kIsaOps},
+     0, []() -> const IsaOps& { return x86_avx512::kIsaOps; }},
+    {"x86_avx2", kernels::Tier::hwy, kernels::Arch::x86_64, feature_bits({Feature::avx2, Feature::fma, Feature::f16c}), 0,
+     []() -> const IsaOps& { return x86_avx2::kIsaOps; }},
 #endif
-    {"baseline", kernels::Tier::ref, kernels::Arch::unknown, 0, &baseline::kIsaOps},
+    {"baseline", kernels::Tier::ref, kernels::Arch::unknown, 0, 0, []() -> const IsaOps& { return baseline::kIsaOps; }},
 };
+
+// A variant of a fixed SVE length on an SVE CPU of another length: the
+// reason it is passed over, as kernels::choose gives the others'.
+std::string other_sve_length(const Variant& v, const kernels::CpuFeatures& cpu) {
+  if (v.sve_bits == 0 || !cpu.has(Feature::sve) || cpu.sve_vector_bits == v.sve_bits) return "";
+  return "compiled for " + std::to_string(v.sve_bits) + "-bit SVE, cpu has " + std::to_string(cpu.sve_vector_bits) +
+         "-bit";
+}
 
 kernels::Choice<Variant> choice_for(const kernels::CpuFeatures& cpu, std::optional<kernels::Tier> cap) {
   std::vector<const Variant*> best_first;
-  for (const Variant& v : kVariants) best_first.push_back(&v);
-  return kernels::choose<Variant>(best_first, cpu, cap);
+  std::vector<kernels::Passed<Variant>> wrong_length;
+  for (const Variant& v : kVariants) {
+    if (std::string why = other_sve_length(v, cpu); !why.empty()) {
+      wrong_length.push_back({&v, std::move(why)});
+    } else {
+      best_first.push_back(&v);
+    }
+  }
+  kernels::Choice<Variant> c = kernels::choose<Variant>(best_first, cpu, cap);
+  // They head the list (kVariants), so the log keeps its best-first order.
+  c.rejected.insert(c.rejected.begin(), wrong_length.begin(), wrong_length.end());
+  return c;
 }
 
 }  // namespace
@@ -62,7 +118,8 @@ std::span<const IsaOps* const> isa_ops_variants() {
   static const std::vector<const IsaOps*> runnable = [] {
     std::vector<const IsaOps*> out;
     for (const Variant& v : kVariants) {
-      if (kernels::can_run(v.arch, v.required_features, kernels::host_cpu_features())) out.push_back(v.ops);
+      const kernels::CpuFeatures& cpu = kernels::host_cpu_features();
+      if (kernels::can_run(v.arch, v.required_features, cpu) && other_sve_length(v, cpu).empty()) out.push_back(&v.ops());
     }
     return out;
   }();
@@ -71,7 +128,7 @@ std::span<const IsaOps* const> isa_ops_variants() {
 
 const IsaOps& choose_isa_ops(const kernels::CpuFeatures& cpu, std::optional<kernels::Tier> cap) {
   // The baseline runs everywhere and no tier is below ref: there is always a choice.
-  return *choice_for(cpu, cap).chosen->ops;
+  return choice_for(cpu, cap).chosen->ops();
 }
 
 std::string describe_isa_ops_choice(const kernels::CpuFeatures& cpu, std::optional<kernels::Tier> cap) {

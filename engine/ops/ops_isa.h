@@ -50,6 +50,15 @@ struct IsaOps {
                            float* scratch);
 };
 
+// The delta rule alone, which the variants compiled for a fixed SVE length
+// (aarch64_sve256, aarch64_sve512) have of their own: beside it they run the
+// baseline's NEON operations (ops_dispatch.cpp says why).
+struct DeltaRuleOps {
+  void (*token)(const DeltaRuleRows& r, uint32_t n, uint32_t dk, uint32_t dv, float* state);
+  void (*chunk)(const DeltaRuleRows& r, uint32_t n, uint32_t dk, uint32_t dv, uint32_t chunk, float* state,
+                float* scratch);
+};
+
 // Every variant compiled in that this CPU can run, best first (tests run each).
 std::span<const IsaOps* const> isa_ops_variants();
 // The choice for a CPU and a tier cap, made as the matmul kernels' is

@@ -1,23 +1,34 @@
 // Vector helpers of the row operations compiled once per instruction set
 // (ops_isa.h): xsimd's batch for the flags of the including file, inside the
 // namespace of that instruction set (ENGINE_OPS_ISA, defined before the
-// include), so the differently compiled copies never meet at link time.
+// include), so the differently compiled copies never meet at link time. At a
+// fixed SVE length (-msve-vector-bits), which xsimd 8 does not know, the
+// vector is ops_vector_sve.h's.
 #pragma once
-
-#include <xsimd/xsimd.hpp>
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 
 #ifndef ENGINE_OPS_ISA
 #error "define ENGINE_OPS_ISA (the instruction set's namespace) before including engine/ops/ops_vector.h"
 #endif
+
+#if defined(__ARM_FEATURE_SVE_BITS) && __ARM_FEATURE_SVE_BITS > 0
+#include "engine/ops/ops_vector_sve.h"
+#else
+#include <xsimd/xsimd.hpp>
 
 namespace engine::ops::ENGINE_OPS_ISA {
 
 using Batch = xsimd::batch<float>;
 using IntBatch = xsimd::batch<int32_t>;
 constexpr size_t kLanes = Batch::size;
+// Called unqualified, so that the fixed-length SVE vector (ops_vector_sve.h)
+// brings its own.
+using xsimd::fma;
+using xsimd::hadd;
 
 // The bits of a float vector as int32 lanes and back. xsimd's bitwise_cast
 // goes through out-of-line wrapper calls on NEON; the casts themselves cost
@@ -83,14 +94,6 @@ inline __attribute__((always_inline)) Batch exp_approx(Batch x) {
   return xsimd::select(nan, input, xsimd::select(underflow, Batch(0.0f), from_bits(scaled)));
 }
 
-// f applied to the n floats at x in vectors, the tail through a padded one.
-template <class F>
-inline void for_each_vector(size_t n, F&& f) {
-  size_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) f(i, kLanes);
-  if (i < n) f(i, n - i);
-}
-
 inline Batch load_part(const float* x, size_t count) {
   if (count == kLanes) return Batch::load_unaligned(x);
   alignas(64) float lanes[kLanes] = {};
@@ -103,6 +106,45 @@ inline void store_part(const Batch& v, float* x, size_t count) {
   alignas(64) float lanes[kLanes];
   v.store_aligned(lanes);
   for (size_t j = 0; j < count; ++j) x[j] = lanes[j];
+}
+
+}  // namespace engine::ops::ENGINE_OPS_ISA
+#endif
+
+namespace engine::ops::ENGINE_OPS_ISA {
+
+// f applied to the n floats at x in vectors, the tail through a padded one.
+template <class F>
+inline void for_each_vector(size_t n, F&& f) {
+  size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) f(i, kLanes);
+  if (i < n) f(i, n - i);
+}
+
+// for_each_vector with the whole vectors' count a compile-time constant: the
+// loads and stores of a whole vector (load_n, store_n) then carry no branch
+// on the count (NEON, the delta rule of one token: 6.0 instructions per state
+// value with load_part's test on every load; see docs/kernels.md).
+using Whole = std::integral_constant<size_t, kLanes>;
+template <class F>
+inline void each_vector(size_t n, F&& f) {
+  size_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) f(i, Whole{});
+  if (i < n) f(i, n - i);
+}
+inline Batch load_n(const float* x, Whole) { return Batch::load_unaligned(x); }
+inline Batch load_n(const float* x, size_t count) { return load_part(x, count); }
+inline void store_n(const Batch& v, float* x, Whole) { v.store_unaligned(x); }
+inline void store_n(const Batch& v, float* x, size_t count) { store_part(v, x, count); }
+
+// f.template operator()<i>() for i = 0 .. N - 1, written out: an array of
+// vectors indexed by these constants stays in registers. Indexed by a loop
+// counter, GCC 12 kept a fixed-length SVE array in memory (ops_vector_sve.h;
+// the delta rule of one token at 256 bits: 1.56 instructions per state value
+// with the loops, 1.1 without).
+template <size_t N, class F>
+inline __attribute__((always_inline)) void unrolled(F&& f) {
+  [&]<size_t... i>(std::index_sequence<i...>) { (f.template operator()<i>(), ...); }(std::make_index_sequence<N>{});
 }
 
 // Runs f.template operator()<Q> over n rows in tiles of Tile rows, then 1 by 1

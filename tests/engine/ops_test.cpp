@@ -54,6 +54,30 @@ TEST(Ops, TheTierCapAppliesToTheRowOperationsAsToTheKernels) {
   EXPECT_EQ(best.rfind(std::string(variants.front()->isa) + " [", 0), 0u) << best;
 }
 
+#if defined(__aarch64__)
+// The delta rule's SVE variants are compiled for one vector length each: an
+// SVE CPU of that length gets it, one of another length gets NEON's, and the
+// log says why (the choice is made from the features alone: no CPU runs here).
+TEST(Ops, TheSveVariantsAreChosenOnlyAtTheirOwnVectorLength) {
+  using kernels::Feature;
+  kernels::CpuFeatures cpu = kernels::features_of(kernels::Arch::aarch64, {Feature::asimd, Feature::sve});
+  for (const uint32_t bits : {256u, 512u}) {
+    cpu.sve_vector_bits = bits;
+    const std::string want = "aarch64_sve" + std::to_string(bits);
+    EXPECT_EQ(engine::ops::choose_isa_ops(cpu, std::nullopt).isa, want);
+    EXPECT_STREQ(engine::ops::choose_isa_ops(cpu, kernels::Tier::neon).isa, "baseline");
+  }
+  cpu.sve_vector_bits = 128;
+  EXPECT_STREQ(engine::ops::choose_isa_ops(cpu, std::nullopt).isa, "baseline");
+  const std::string line = engine::ops::describe_isa_ops_choice(cpu, std::nullopt);
+  EXPECT_EQ(line, "baseline [ref]; rejected: aarch64_sve512 (compiled for 512-bit SVE, cpu has 128-bit) "
+                  "aarch64_sve256 (compiled for 256-bit SVE, cpu has 128-bit)");
+  cpu = kernels::features_of(kernels::Arch::aarch64, {Feature::asimd, Feature::dotprod});
+  EXPECT_NE(engine::ops::describe_isa_ops_choice(cpu, std::nullopt).find("aarch64_sve256 (cpu lacks sve)"),
+            std::string::npos);
+}
+#endif
+
 TEST(Ops, Fp16RowConversionIsTheReferenceBitForBitOnEveryHalf) {
   FOR_EACH_OPS_ISA(v) {
     std::vector<uint16_t> halves(65536);

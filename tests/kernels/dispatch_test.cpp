@@ -376,9 +376,8 @@ TEST_F(KernelPlanLog, LogsTheCpuAndOneLinePerWeightType) {
   for (const auto& [level, line] : log_.lines) std::printf("%s: %s\n", engine::log_level_name(level), line.c_str());
   EXPECT_EQ(log_.lines[0].second.rfind("cpu " + kernels::host_cpu_features().describe(), 0), 0u);
   EXPECT_NE(log_.lines[0].second.find("compiled tiers: "), std::string::npos);
-  EXPECT_EQ(log_.lines[1].second.rfind(std::string("row operations (attention, softmax, SwiGLU): ") + engine::ops::isa_ops().isa, 0),
-            0u)
-      << log_.lines[1].second;
+  const std::string row_ops = "row operations (attention, activations, convolutions, delta rule): ";
+  EXPECT_EQ(log_.lines[1].second.rfind(row_ops + engine::ops::isa_ops().isa, 0), 0u) << log_.lines[1].second;
   // Q8_0 activations, or float ones on the sme tier.
   EXPECT_EQ(log_.lines[2].second.rfind("kernel Q4_0: matmul_f32_", 0), 0u) << log_.lines[2].second;
   EXPECT_NE(log_.lines[2].second.find("_q4_0_"), std::string::npos) << log_.lines[2].second;
