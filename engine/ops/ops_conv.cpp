@@ -33,7 +33,26 @@ class VectorTaps {
   // Channels ch .. ch + count - 1 of a (channels, taps) kernel; zeros past count.
   void gather(const float* kernel, size_t ch, size_t count) {
     float* k = data();
-#if defined(__aarch64__)
+#if defined(ENGINE_OPS_FIXED_SVE)
+    // As below, SVE's structure loads.
+    if (count == kLanes && (taps_ == 3 || taps_ == 4)) {
+      const float* from = kernel + ch * taps_;
+      const svbool_t all = all_lanes();
+      if (taps_ == 3) {
+        const svfloat32x3_t v = svld3_f32(all, from);
+        svst1_f32(all, k, svget3_f32(v, 0));
+        svst1_f32(all, k + kLanes, svget3_f32(v, 1));
+        svst1_f32(all, k + 2 * kLanes, svget3_f32(v, 2));
+      } else {
+        const svfloat32x4_t v = svld4_f32(all, from);
+        svst1_f32(all, k, svget4_f32(v, 0));
+        svst1_f32(all, k + kLanes, svget4_f32(v, 1));
+        svst1_f32(all, k + 2 * kLanes, svget4_f32(v, 2));
+        svst1_f32(all, k + 3 * kLanes, svget4_f32(v, 3));
+      }
+      return;
+    }
+#elif defined(__aarch64__)
     // LFM2's 3 taps and Qwen3.5's 4 of 4 channels are 12 or 16 floats in a
     // row: LD3 / LD4 de-interleave them in one instruction, where the lanes
     // one by one took 12 loads and 12 stores (LFM2, a decode token: 38.8 ->
@@ -61,7 +80,7 @@ class VectorTaps {
   template <class Row>
   Batch sum(Row&& row, uint32_t t, size_t ch, size_t count) {
     Batch s = tap(0) * load_part(row(t) + ch, count);
-    for (uint32_t i = 1; i < taps_; ++i) s = xsimd::fma(tap(i), load_part(row(t + i) + ch, count), s);
+    for (uint32_t i = 1; i < taps_; ++i) s = fma(tap(i), load_part(row(t + i) + ch, count), s);
     return s;
   }
 

@@ -226,7 +226,7 @@ void delta_rule_chunk(const DeltaRuleRows& r, uint32_t n, uint32_t dk, uint32_t 
 
 #if defined(ENGINE_OPS_FIXED_SVE)
 // What a fixed SVE length variant has of its own (ops_dispatch.cpp).
-extern const DeltaRuleOps kDeltaRule{delta_rule_token, delta_rule_chunk};
+extern const RecurrentOps kRecurrentOps{shortconv_rows, delta_net_conv, delta_rule_token, delta_rule_chunk};
 #endif
 
 }  // namespace engine::ops::ENGINE_OPS_ISA

@@ -23,27 +23,29 @@ extern const IsaOps kIsaOps;
 #endif
 #if defined(ENGINE_OPS_SVE_VARIANTS)
 namespace aarch64_sve256 {
-extern const DeltaRuleOps kDeltaRule;
+extern const RecurrentOps kRecurrentOps;
 }
 namespace aarch64_sve512 {
-extern const DeltaRuleOps kDeltaRule;
+extern const RecurrentOps kRecurrentOps;
 }
 #endif
 
 namespace {
 
 #if defined(ENGINE_OPS_SVE_VARIANTS)
-// NEON's operations with the delta rule of a fixed SVE length. A vector of
-// 256 or 512 bits holds 2 or 4 of NEON's, and the delta rule is most of a
-// Qwen3.5 token's row-operation work: under qemu a64fx (512 bits) it runs
-// SVE_TOKEN_512 instructions per state value for one token against NEON's
-// NEON_TOKEN_A64FX (docs/kernels.md). The other operations have no SVE form
-// yet: at 128 bits, every phone's length, NEON is as wide.
-IsaOps with_delta_rule(const char* name, const DeltaRuleOps& d) {
+// NEON's operations with the recurrent layers' of a fixed SVE length. A
+// vector of 256 or 512 bits holds 2 or 4 of NEON's, and the delta rule is
+// most of a Qwen3.5 token's row-operation work: under qemu a64fx (512 bits)
+// it runs 0.66 instructions per state value for one token against NEON's 2.04
+// (docs/kernels.md). Attention, softmax and the activations have no SVE form
+// yet; at 128 bits, every phone's length, NEON is as wide.
+IsaOps with_recurrent_ops(const char* name, const RecurrentOps& r) {
   IsaOps ops = baseline::kIsaOps;
   ops.isa = name;
-  ops.delta_rule_token = d.token;
-  ops.delta_rule_chunk = d.chunk;
+  ops.shortconv_rows = r.shortconv_rows;
+  ops.delta_net_conv = r.delta_net_conv;
+  ops.delta_rule_token = r.delta_rule_token;
+  ops.delta_rule_chunk = r.delta_rule_chunk;
   return ops;
 }
 #endif
@@ -68,12 +70,12 @@ constexpr Variant kVariants[] = {
 #if defined(ENGINE_OPS_SVE_VARIANTS)
     {"aarch64_sve512", kernels::Tier::sve, kernels::Arch::aarch64, feature_bits({Feature::sve}), 512,
      []() -> const IsaOps& {
-       static const IsaOps ops = with_delta_rule("aarch64_sve512", aarch64_sve512::kDeltaRule);
+       static const IsaOps ops = with_recurrent_ops("aarch64_sve512", aarch64_sve512::kRecurrentOps);
        return ops;
      }},
     {"aarch64_sve256", kernels::Tier::sve, kernels::Arch::aarch64, feature_bits({Feature::sve}), 256,
      []() -> const IsaOps& {
-       static const IsaOps ops = with_delta_rule("aarch64_sve256", aarch64_sve256::kDeltaRule);
+       static const IsaOps ops = with_recurrent_ops("aarch64_sve256", aarch64_sve256::kRecurrentOps);
        return ops;
      }},
 #endif

@@ -50,13 +50,15 @@ struct IsaOps {
                            float* scratch);
 };
 
-// The delta rule alone, which the variants compiled for a fixed SVE length
-// (aarch64_sve256, aarch64_sve512) have of their own: beside it they run the
-// baseline's NEON operations (ops_dispatch.cpp says why).
-struct DeltaRuleOps {
-  void (*token)(const DeltaRuleRows& r, uint32_t n, uint32_t dk, uint32_t dv, float* state);
-  void (*chunk)(const DeltaRuleRows& r, uint32_t n, uint32_t dk, uint32_t dv, uint32_t chunk, float* state,
-                float* scratch);
+// The recurrent layers' operations (the two convolutions and the delta rule),
+// which the variants compiled for a fixed SVE length (aarch64_sve256,
+// aarch64_sve512) have of their own: beside them they run the baseline's NEON
+// operations (ops_dispatch.cpp says why).
+struct RecurrentOps {
+  decltype(IsaOps::shortconv_rows) shortconv_rows;
+  decltype(IsaOps::delta_net_conv) delta_net_conv;
+  decltype(IsaOps::delta_rule_token) delta_rule_token;
+  decltype(IsaOps::delta_rule_chunk) delta_rule_chunk;
 };
 
 // Every variant compiled in that this CPU can run, best first (tests run each).

@@ -28,7 +28,13 @@ constexpr size_t kLanes = Batch::size;
 // Called unqualified, so that the fixed-length SVE vector (ops_vector_sve.h)
 // brings its own.
 using xsimd::fma;
+using xsimd::fnma;
 using xsimd::hadd;
+using xsimd::isnan;
+using xsimd::max;
+using xsimd::min;
+using xsimd::select;
+using xsimd::to_int;
 
 // The bits of a float vector as int32 lanes and back. xsimd's bitwise_cast
 // goes through out-of-line wrapper calls on NEON; the casts themselves cost
@@ -60,40 +66,6 @@ inline Batch from_bits(IntBatch v) {
 #endif
 }
 
-// e^x for the activations and the softmax, within 2 ulp of expf on
-// [-87.3, 88.7] (below: 0; above: clamped to e^88.7; NaN stays NaN, so a bad
-// model is still caught downstream): 2^n from rounding
-// x / ln 2, then a degree-6 polynomial of the remainder (Cephes' expf
-// coefficients). About 28 instructions per vector of 4 on NEON, 7 per value
-// (objdump of silu_mul's loop): xsimd::exp, with its out-of-line helpers, took
-// 18 per value, and SwiGLU alone was 0.42 M instructions of a 10 M prefill
-// token under qemu (dim 1024, FFN 2816; 0.26 M now).
-inline __attribute__((always_inline)) Batch exp_approx(Batch x) {
-  const Batch hi(88.7f), lo(-87.3f);
-  const auto underflow = x < lo;
-  // Not x != x: xsimd 8 compares AVX and AVX-512 lanes with an ordered "not
-  // equal", false for NaN (ops_test caught it).
-  const auto nan = xsimd::isnan(x);
-  const Batch input = x;
-  x = xsimd::min(x, hi);
-  x = xsimd::max(x, lo);
-  // n = round(x / ln 2) by the 1.5 * 2^23 trick (|x / ln 2| < 2^22).
-  const Batch magic(12582912.0f);
-  const Batch n = xsimd::fma(x, Batch(1.44269504088896341f), magic) - magic;
-  Batch r = xsimd::fnma(n, Batch(0.693359375f), x);  // x - n ln 2 in two parts
-  r = xsimd::fnma(n, Batch(-2.12194440e-4f), r);
-  Batch p(1.9875691500e-4f);
-  p = xsimd::fma(p, r, Batch(1.3981999507e-3f));
-  p = xsimd::fma(p, r, Batch(8.3334519073e-3f));
-  p = xsimd::fma(p, r, Batch(4.1665795894e-2f));
-  p = xsimd::fma(p, r, Batch(1.6666665459e-1f));
-  p = xsimd::fma(p, r, Batch(5.0000001201e-1f));
-  p = xsimd::fma(p, r * r, r + Batch(1.0f));
-  // Times 2^n: n added to the exponent field.
-  const IntBatch scaled = float_bits(p) + (xsimd::to_int(n) << 23);
-  return xsimd::select(nan, input, xsimd::select(underflow, Batch(0.0f), from_bits(scaled)));
-}
-
 inline Batch load_part(const float* x, size_t count) {
   if (count == kLanes) return Batch::load_unaligned(x);
   alignas(64) float lanes[kLanes] = {};
@@ -112,6 +84,40 @@ inline void store_part(const Batch& v, float* x, size_t count) {
 #endif
 
 namespace engine::ops::ENGINE_OPS_ISA {
+
+// e^x for the activations and the softmax, within 2 ulp of expf on
+// [-87.3, 88.7] (below: 0; above: clamped to e^88.7; NaN stays NaN, so a bad
+// model is still caught downstream): 2^n from rounding
+// x / ln 2, then a degree-6 polynomial of the remainder (Cephes' expf
+// coefficients). About 28 instructions per vector of 4 on NEON, 7 per value
+// (objdump of silu_mul's loop): xsimd::exp, with its out-of-line helpers, took
+// 18 per value, and SwiGLU alone was 0.42 M instructions of a 10 M prefill
+// token under qemu (dim 1024, FFN 2816; 0.26 M now).
+inline __attribute__((always_inline)) Batch exp_approx(Batch x) {
+  const Batch hi(88.7f), lo(-87.3f);
+  const auto underflow = x < lo;
+  // Not x != x: xsimd 8 compares AVX and AVX-512 lanes with an ordered "not
+  // equal", false for NaN (ops_test caught it).
+  const auto nan = isnan(x);
+  const Batch input = x;
+  x = min(x, hi);
+  x = max(x, lo);
+  // n = round(x / ln 2) by the 1.5 * 2^23 trick (|x / ln 2| < 2^22).
+  const Batch magic(12582912.0f);
+  const Batch n = fma(x, Batch(1.44269504088896341f), magic) - magic;
+  Batch r = fnma(n, Batch(0.693359375f), x);  // x - n ln 2 in two parts
+  r = fnma(n, Batch(-2.12194440e-4f), r);
+  Batch p(1.9875691500e-4f);
+  p = fma(p, r, Batch(1.3981999507e-3f));
+  p = fma(p, r, Batch(8.3334519073e-3f));
+  p = fma(p, r, Batch(4.1665795894e-2f));
+  p = fma(p, r, Batch(1.6666665459e-1f));
+  p = fma(p, r, Batch(5.0000001201e-1f));
+  p = fma(p, r * r, r + Batch(1.0f));
+  // Times 2^n: n added to the exponent field.
+  const IntBatch scaled = float_bits(p) + (to_int(n) << 23);
+  return select(nan, input, select(underflow, Batch(0.0f), from_bits(scaled)));
+}
 
 // f applied to the n floats at x in vectors, the tail through a padded one.
 template <class F>

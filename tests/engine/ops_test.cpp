@@ -327,6 +327,33 @@ TEST(Ops, DeltaNetConvolutionMatchesItsScalarTwin) {
   }
 }
 
+// The convolution's silu at the exponential's edges, in whole vectors and a
+// tail on every variant (each has its own exponential: NEON's, AVX's, SVE's):
+// a NaN stays NaN, far below zero gives zero, far above the input itself.
+TEST(Ops, DeltaNetConvolutionSiluKeepsNaNAndSaturates) {
+  const std::vector<float> edges = {std::nanf(""), -200.0f, -88.0f, -20.0f, -1.0f, -0.0f, 0.5f, 20.0f, 88.0f, 200.0f};
+  constexpr uint32_t kChannels = 37;
+  std::vector<float> kernel(2 * kChannels), in(kChannels);
+  for (uint32_t ch = 0; ch < kChannels; ++ch) {
+    kernel[2 * ch] = 0.0f;  // the window's tap
+    kernel[2 * ch + 1] = 1.0f;
+    in[ch] = edges[ch % edges.size()];
+  }
+  FOR_EACH_OPS_ISA(v) {
+    std::vector<float> window(kChannels, 0.0f), out(kChannels);
+    v->delta_net_conv(kernel.data(), 2, kChannels, 0, kChannels, window.data(), in.data(), 1, out.data());
+    for (uint32_t ch = 0; ch < kChannels; ++ch) {
+      const double x = in[ch];
+      if (std::isnan(x)) {
+        EXPECT_TRUE(std::isnan(out[ch])) << ch;
+        continue;
+      }
+      const double silu = x / (1.0 + std::exp(-x));
+      EXPECT_NEAR(out[ch], silu, 1e-6 * std::fabs(silu) + 1e-30) << "x=" << x;
+    }
+  }
+}
+
 // The delta rule in vectors against its scalar twins, token by token and in
 // chunks: head sizes with vector tails, chunks of 1, 5 and 64 over prompts
 // shorter and longer than a chunk, the state carried between calls.
