@@ -1,6 +1,8 @@
 // kernel_insn: runs ONE matmul kernel of the registry on one shape (or one
 // row operation of the forward pass: op:shortconv, op:delta_net_conv, op:delta_rule
-// and their scalar twins), for
+// and their scalar twins; the attention products op:dot_rows, op:weighted_rows
+// and their F16 forms op:dot_rows_f16, op:weighted_rows_f16; op:softmax,
+// op:silu_mul, op:rmsnorm), for
 // counting instructions under qemu with ../shared/tools/insncount (timing under
 // emulation means nothing; the instruction count is deterministic). Plain C++,
 // no Google Benchmark, so it links statically for aarch64.
@@ -15,6 +17,7 @@
 // The weights are 16 distinct quantized rows repeated over n (quantizing
 // 4096 x 4096 K-quants with the reference would dominate the run under qemu);
 // no kernel branches on the data, so the count does not depend on it.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -46,11 +49,20 @@ const kernels::MatmulKernel* find_kernel(std::string_view name) {
   return nullptr;
 }
 
+// One line per kernel: its name, tier and the CPU features its run() executes
+// (bench/cycles/cycle_table.py reads them to know which cores can run it).
 void list_kernels() {
-  for (const kernels::MatmulKernel& k : kernels::ref::ref_matmul_kernels()) std::printf("  %s\n", k.name);
+  const auto print = [](const kernels::MatmulKernel& k) {
+    std::string features;
+    for (uint32_t f = 0; f < static_cast<uint32_t>(kernels::Feature::kCount); ++f) {
+      if ((k.required_features >> f) & 1) features += std::string(" ") + kernels::feature_name(static_cast<kernels::Feature>(f));
+    }
+    std::printf("  %s %s%s\n", k.name, std::string(kernels::tier_name(k.tier)).c_str(), features.c_str());
+  };
+  for (const kernels::MatmulKernel& k : kernels::ref::ref_matmul_kernels()) print(k);
   for (uint32_t id = 0; id < gguf::kGgmlTypeIdCount; ++id) {
     for (const kernels::MatmulKernel* k : kernels::matmul_table(static_cast<gguf::GgmlType>(id))) {
-      if (k->tier != kernels::Tier::ref) std::printf("  %s\n", k->name);
+      if (k->tier != kernels::Tier::ref) print(*k);
     }
   }
 }
@@ -61,6 +73,8 @@ int usage() {
                "       kernel_insn --kernel op:shortconv|op:shortconv_ref --m TOKENS --n TAPS --k CHANNELS [--reps R]\n"
                "       kernel_insn --kernel op:delta_net_conv[_ref] --m TOKENS --n TAPS --k CHANNELS [--reps R]\n"
                "       kernel_insn --kernel op:delta_rule[_ref] --m TOKENS --k HEAD_DIM [--reps R]\n"
+               "       kernel_insn --kernel op:dot_rows[_f16]|op:weighted_rows[_f16] --m QUERIES --n KEYS --k HEAD_DIM [--reps R]\n"
+               "       kernel_insn --kernel op:softmax|op:silu_mul|op:rmsnorm --k N [--reps R]\n"
                "       kernel_insn --list\n");
   return 2;
 }
@@ -126,6 +140,36 @@ int run_delta_net(const std::string& name, size_t m, size_t taps, size_t d, size
   return 0;
 }
 
+// Attention's row products (m query or weight rows against n key or value
+// rows of k values, F32 or the F16 cache's rows) and the elementwise
+// operations over k values, in the instruction set chosen for this CPU.
+int run_row_op(const std::string& name, size_t m, size_t n, size_t k, size_t reps) {
+  const bool products = name.starts_with("op:dot_rows") || name.starts_with("op:weighted_rows");
+  if (k == 0 || (products && (m == 0 || n == 0))) return usage();
+  std::mt19937 rng(42);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::vector<float> a(products ? m * std::max(n, k) : k), b(products ? n * k : k), out(products ? m * std::max(n, k) : k);
+  for (auto* v : {&a, &b}) {
+    for (float& x : *v) x = normal(rng) * 0.1f;
+  }
+  std::vector<uint16_t> b16(b.size());
+  engine::ops::fp32_to_fp16(b.data(), b16.data(), b.size());
+  for (size_t r = 0; r < reps; ++r) {
+    if (name == "op:dot_rows") engine::ops::dot_rows(a.data(), k, m, b.data(), k, n, k, 0.125f, out.data(), n);
+    if (name == "op:dot_rows_f16") engine::ops::dot_rows(a.data(), k, m, b16.data(), k, n, k, 0.125f, out.data(), n);
+    if (name == "op:weighted_rows") engine::ops::weighted_rows(a.data(), n, m, b.data(), k, n, k, out.data(), k);
+    if (name == "op:weighted_rows_f16") engine::ops::weighted_rows(a.data(), n, m, b16.data(), k, n, k, out.data(), k);
+    if (name == "op:softmax") engine::ops::softmax(out.data(), k);
+    if (name == "op:silu_mul") engine::ops::silu_mul(out.data(), a.data(), b.data(), k);
+    if (name == "op:rmsnorm") engine::ops::rmsnorm(out.data(), a.data(), b.data(), k, 1e-6f);
+  }
+  double checksum = 0;
+  for (float v : out) checksum += v;
+  std::printf("%s m=%zu n=%zu k=%zu reps=%zu (%s) checksum=%.6g\n", name.c_str() + 3, m, n, k, reps,
+              engine::ops::isa_ops().isa, checksum);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -157,6 +201,10 @@ int main(int argc, char** argv) {
   }
   if (name == "op:shortconv" || name == "op:shortconv_ref") return run_shortconv(name.ends_with("_ref"), m, n, k, reps);
   if (name.starts_with("op:delta_net_conv") || name.starts_with("op:delta_rule")) return run_delta_net(name, m, n, k, reps);
+  for (const char* op : {"op:dot_rows", "op:dot_rows_f16", "op:weighted_rows", "op:weighted_rows_f16", "op:softmax",
+                         "op:silu_mul", "op:rmsnorm"}) {
+    if (name == op) return run_row_op(name, m, n, k, reps);
+  }
   const kernels::MatmulKernel* kern = find_kernel(name);
   if (kern == nullptr) {
     std::fprintf(stderr, "kernel_insn: no kernel named '%s' in this build (--list shows them)\n", name.c_str());

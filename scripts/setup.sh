@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the build and the tests need on Debian/Ubuntu: compilers (GCC,
 # and clang with its libFuzzer runtime), CMake, Ninja, ccache, qemu-user, the
-# aarch64 cross compiler, the arm64 multiarch -dev packages, what the
+# aarch64 cross compiler, llvm-19 (llvm-mca), the arm64 multiarch -dev packages, what the
 # Python and Java bindings build and test with, and what serve's real-client
 # tests run (Chromium, Node and npm, and the npm packages pinned by
 # tests/serve/client/package-lock.json, kept outside the repository in
@@ -15,6 +15,7 @@ native_packages=(cmake ninja-build g++ ccache qemu-user g++-aarch64-linux-gnu
                  pybind11-dev python3-dev python3-numpy python3-pytest  # the Python binding and its tests
                  default-jdk-headless junit5  # the Java binding (JNI headers, javac) and its JUnit tests
                  tmux  # the chat tool's tests on a terminal
+                 llvm-19  # llvm-mc and llvm-mca: the ARM kernels' cycle table (bench/cycles)
                  libcpp-httplib-dev nlohmann-json3-dev curl  # serve (HTTP and JSON) and its curl test
                  chromium)  # serve's chat page, driven headless by tests/serve/client
 arm64_packages=(libhwy-dev:arm64 libxsimd-dev:arm64 libgtest-dev:arm64 libbenchmark-dev:arm64)

@@ -30,7 +30,7 @@ def per_function(syms, counts_file):
     per = collections.Counter()
     with open(counts_file) as f:
         for line in f:
-            addr, count = line.split()
+            addr, count = line.split()[:2]
             i = bisect.bisect_right(addrs, int(addr, 16)) - 1
             per[syms[i][1] if i >= 0 else "?"] += int(count)
     return per

@@ -60,7 +60,9 @@ static void on_exit_report(qemu_plugin_id_t id, void *unused) {
   FILE *f = out_path[0] ? fopen(out_path, "w") : stderr;
   if (!f) return;
   for (Block *b = blocks; b; b = b->next)
-    if (b->execs) fprintf(f, "%llx %llu\n", (unsigned long long)b->vaddr, (unsigned long long)(b->execs * b->n_insns));
+    if (b->execs)
+      fprintf(f, "%llx %llu %llu\n", (unsigned long long)b->vaddr, (unsigned long long)(b->execs * b->n_insns),
+              (unsigned long long)b->n_insns);
   if (f != stderr) fclose(f);
 }
 
