@@ -94,25 +94,33 @@ def list_kernels(qemu, kernel_insn):
     return kernels
 
 
+def block_counts(qemu, cpu, plugin, argv, out):
+    """{block address: (instructions, executions)} of one run of argv under qemu -cpu cpu."""
+    run([qemu, "-cpu", cpu, "-plugin", f"{plugin},out={out}", *argv])
+    blocks = {}
+    with open(out) as f:
+        for line in f:
+            addr, insns, size = line.split()
+            old = blocks.get(int(addr, 16), (int(size), 0))
+            blocks[int(addr, 16)] = (int(size), old[1] + int(insns) // int(size))
+    return blocks
+
+
+def difference(more, less, divisor):
+    """The executions of `more` beyond `less`, divided: the blocks of what one run did more."""
+    per_unit = {}
+    for addr, (size, execs) in more.items():
+        diff = execs - less.get(addr, (size, 0))[1]
+        if diff > 0:
+            per_unit[addr] = (size, diff / divisor)
+    return per_unit
+
+
 def profile(qemu, cpu, kernel_insn, plugin, call, workdir):
     """{block address: (instructions, executions per call)} of one call (kernel_insn's arguments)."""
-    counts = []
-    for reps in (1, 3):
-        out = os.path.join(workdir, f"blocks-{reps}.txt")
-        run([qemu, "-cpu", cpu, "-plugin", f"{plugin},out={out}", kernel_insn, *call, "--reps", str(reps)])
-        blocks = {}
-        with open(out) as f:
-            for line in f:
-                addr, insns, size = line.split()
-                old = blocks.get(int(addr, 16), (int(size), 0))
-                blocks[int(addr, 16)] = (int(size), old[1] + int(insns) // int(size))
-        counts.append(blocks)
-    per_call = {}
-    for addr, (size, execs) in counts[1].items():
-        diff = execs - counts[0].get(addr, (size, 0))[1]
-        if diff > 0:
-            per_call[addr] = (size, diff / 2)
-    return per_call
+    once, three = (block_counts(qemu, cpu, plugin, [kernel_insn, *call, "--reps", str(reps)],
+                                os.path.join(workdir, f"blocks-{reps}.txt")) for reps in (1, 3))
+    return difference(three, once, 2)
 
 
 def hot(blocks, share=0.995):
