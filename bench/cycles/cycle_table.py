@@ -151,6 +151,21 @@ def disassemble(llvm_mc, elf, blocks):
     return result
 
 
+def block_sums(kept, per_block):
+    """Cycles and port-bound cycles of the kept blocks' executions, from mca()'s figures."""
+    cycles = sum(execs * c for (_, _, execs), (c, _, _, _) in zip(kept, per_block))
+    bound = sum(execs * b for (_, _, execs), (_, _, _, b) in zip(kept, per_block))
+    return cycles, bound
+
+
+def build_plugin(workdir):
+    """bench/insn_profile/insnprofile.c built into workdir with cc: the .so's path."""
+    source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "insn_profile", "insnprofile.c")
+    plugin = os.path.join(workdir, "libinsnprofile.so")
+    run(["cc", "-O2", "-shared", "-fPIC", "-o", plugin, source])
+    return plugin
+
+
 RESOURCE_RE = re.compile(r"^\[(\d+(?:\.\d+)?)\]\s+-\s+(\S+)")
 
 
@@ -222,8 +237,7 @@ def analyse(args, elf, job, cpu_for_vl):
         if insns_per_unit is None or vl == 128:
             insns_per_unit = total / job.units
         per_block = mca(args.llvm_mca, mcpu, asm)
-        cycles = sum(execs * c for (_, _, execs), (c, _, _, _) in zip(kept, per_block))
-        bound = sum(execs * b for (_, _, execs), (_, _, _, b) in zip(kept, per_block))
+        cycles, bound = block_sums(kept, per_block)
         # The bottleneck: the heaviest block's busiest resource when it is busy most of the
         # block's cycles, else the block waits on latency (a dependency chain, or on the
         # in-order cores the order of issue).
@@ -310,9 +324,7 @@ def main():
     scratch = tempfile.TemporaryDirectory(dir=args.workdir)
     args.workdir = scratch.name
     if args.plugin is None:
-        source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "insn_profile", "insnprofile.c")
-        args.plugin = os.path.join(args.workdir, "libinsnprofile.so")
-        run(["cc", "-O2", "-shared", "-fPIC", "-o", args.plugin, source])
+        args.plugin = build_plugin(args.workdir)
     cpu_for_vl = {vl: f"max,sve-default-vector-length={vl // 8}" for vl in (128, 256, 512)}
     kernels = [k for k in list_kernels(args.qemu, args.kernel_insn) if re.search(args.only, k[0])]
     jobs = []

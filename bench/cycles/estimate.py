@@ -68,7 +68,7 @@ def cycles_per_token(args, elf, blocks):
             per_block = ct.mca(args.llvm_mca, model, asm)
             # The 1% of instructions left out is counted at the kept blocks' cycles per instruction.
             kept_insns = sum(size * execs for _, size, execs in kept)
-            cycles = sum(execs * c for (_, _, execs), (c, _, _, _) in zip(kept, per_block))
+            cycles, _ = ct.block_sums(kept, per_block)
             per_model[model] = cycles * total / kept_insns
     return per_model, total
 
@@ -108,9 +108,7 @@ def main():
     elf = ct.Elf(args.command[0])
     with tempfile.TemporaryDirectory() as workdir:
         if args.plugin is None:
-            source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "insn_profile", "insnprofile.c")
-            args.plugin = os.path.join(workdir, "libinsnprofile.so")
-            ct.run(["cc", "-O2", "-shared", "-fPIC", "-o", args.plugin, source])
+            args.plugin = ct.build_plugin(workdir)
         figures = {}
         for kind in ("prefill", "decode"):
             per_model, insns = cycles_per_token(args, elf, token_blocks(args, kind, workdir))

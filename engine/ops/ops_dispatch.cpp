@@ -119,8 +119,8 @@ kernels::Choice<Variant> choice_for(const kernels::CpuFeatures& cpu, std::option
 std::span<const IsaOps* const> isa_ops_variants() {
   static const std::vector<const IsaOps*> runnable = [] {
     std::vector<const IsaOps*> out;
+    const kernels::CpuFeatures& cpu = kernels::host_cpu_features();
     for (const Variant& v : kVariants) {
-      const kernels::CpuFeatures& cpu = kernels::host_cpu_features();
       if (kernels::can_run(v.arch, v.required_features, cpu) && other_sve_length(v, cpu).empty()) out.push_back(&v.ops());
     }
     return out;

@@ -17,9 +17,10 @@
 #error "included by engine/ops/ops_vector.h"
 #endif
 
-namespace engine::ops::ENGINE_OPS_ISA {
-
+// The files' own SVE paths (fma4, the taps' gather) test this.
 #define ENGINE_OPS_FIXED_SVE 1
+
+namespace engine::ops::ENGINE_OPS_ISA {
 
 using SveFloats = svfloat32_t __attribute__((arm_sve_vector_bits(__ARM_FEATURE_SVE_BITS)));
 using SveInts = svint32_t __attribute__((arm_sve_vector_bits(__ARM_FEATURE_SVE_BITS)));
