@@ -42,6 +42,16 @@ namespace {
 
 constexpr uint32_t kMaxCodePoint = 0x10FFFF;
 constexpr uint32_t kMaxRepetition = 10000;  // {m,n} bounds: each copy is a rule element
+// What repetitions may unroll in all, counting an element and each of its
+// code-point ranges: x{m}{n} copies m copies n times, so a few bytes of text
+// could otherwise ask for 10^8 elements and minutes of copying.
+constexpr size_t kMaxUnrolled = size_t{1} << 22;
+
+size_t weight(const Sequence& seq) {
+  size_t w = 0;
+  for (const Element& e : seq) w += 1 + e.ranges.size();
+  return w;
+}
 
 class Parser {
  public:
@@ -288,6 +298,7 @@ class Parser {
     const Sequence item(seq.begin() + static_cast<std::ptrdiff_t>(from), seq.end());
     seq.resize(from);
     size_t min = 0, max = SIZE_MAX;
+    const size_t at = pos_;
     const char op = s_[pos_++];
     if (op == '*') {
       min = 0;
@@ -310,6 +321,14 @@ class Parser {
       ++pos_;
       if (max < min) fail("a repetition {m,n} with n < m");
     }
+    const size_t copies = min + (max == SIZE_MAX ? 1 : max - min);
+    const size_t unrolled = weight(item) * copies;  // at most 2^22 * 20001: no overflow
+    if (unrolled > kMaxUnrolled - unrolled_) {
+      fail_at("repetitions unroll to more than " + std::to_string(kMaxUnrolled) +
+                  " grammar elements (a repetition of a repetition?)",
+              at);
+    }
+    unrolled_ += unrolled;
     for (size_t i = 0; i < min; ++i) seq.insert(seq.end(), item.begin(), item.end());
     if (max == SIZE_MAX) {
       // R ::= item R |
@@ -334,6 +353,7 @@ class Parser {
 
   std::string_view s_;
   size_t pos_ = 0;
+  size_t unrolled_ = 0;  // the elements repetitions have copied so far
   Grammar g_;
   std::map<std::string, uint32_t, std::less<>> ids_;
   std::vector<bool> defined_;

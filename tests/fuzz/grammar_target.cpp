@@ -44,11 +44,11 @@ int grammar(const uint8_t* data, size_t size) {
     return 0;  // a grammar or schema refused by name
   }
   static const engine::grammar::TokenTrie trie(vocabulary());
-  engine::grammar::ParseStates states(g);
-  engine::grammar::GrammarMatcher m(states);
-  engine::grammar::testing::ReferenceMatcher ref(g);
   engine::grammar::TokenBits allowed;
   try {
+    engine::grammar::ParseStates states(g);
+    engine::grammar::GrammarMatcher m(states);
+    engine::grammar::testing::ReferenceMatcher ref(g);
     for (size_t step = 0; !in.empty() && step < 64; ++step) {
       if (step % 8 == 0) {  // the mask now and then: it costs a walk of the vocabulary
         trie.allowed(m, allowed);
@@ -70,6 +70,8 @@ int grammar(const uint8_t* data, size_t size) {
     }
   } catch (const engine::grammar::GrammarError&) {
     return 0;  // too many parse states or stacks: refused by name
+  } catch (const engine::grammar::testing::ReferenceMatcher::TooManyStacks&) {
+    return 0;  // the reference cannot follow this grammar (reference_matcher.h)
   }
   return 0;
 }

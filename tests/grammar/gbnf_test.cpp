@@ -157,6 +157,11 @@ TEST(Gbnf, ErrorsNameTheProblemAndWhere) {
   EXPECT_EQ(error("root ::= expr\nexpr ::= expr \"+\" \"1\" | \"1\"\n"),
             "grammar: rule 'expr' is left-recursive (it can reach itself before matching anything)");
   EXPECT_EQ(error("root ::= \"a\"{20000}\n"), "grammar: line 1, column 18: a repetition count over 10000");
+  // A repetition of a repetition multiplies: refused before it copies 10^8 elements.
+  EXPECT_EQ(error("root ::= \"a\"{10000}{10000}\n"),
+            "grammar: line 1, column 20: repetitions unroll to more than 4194304 grammar elements (a repetition of a "
+            "repetition?)");
+  EXPECT_NO_THROW(parse_gbnf("root ::= \"a\"{100}{100}\n"));
   // Right recursion is fine.
   EXPECT_TRUE(matches(parse_gbnf("root ::= \"1\" (\"+\" root)?\n"), "1+1+1"));
 }

@@ -2,10 +2,19 @@
 // parse stacks copied and expanded at every code point, nothing interned or
 // cached, and without the tail-call step that keeps a repetition's stack
 // flat. The mask and the matcher are checked against it.
+//
+// Without the tail calls its stacks grow with the text, and on an ambiguous
+// grammar (nested repetitions that match nothing, "(x*)+") their number can
+// grow at every code point, each longer: when the stacks one code point
+// offers (copies included) hold more than kMaxPositions positions in all, it
+// throws TooManyStacks, and the caller compares no further (a fuzz input
+// once took minutes here, 4096 stacks of up to 64 positions at each step).
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +27,9 @@ namespace engine::grammar::testing {
 
 class ReferenceMatcher {
  public:
+  static constexpr size_t kMaxPositions = size_t{1} << 16;
+  struct TooManyStacks {};
+
   explicit ReferenceMatcher(const Grammar& g);
   bool accept(uint32_t cp);
   bool accept_bytes(std::string_view bytes);
@@ -27,35 +39,39 @@ class ReferenceMatcher {
  private:
   struct Pos {
     uint32_t rule, alt, index;
-    bool operator==(const Pos&) const = default;
+    auto operator<=>(const Pos&) const = default;
   };
   using Stack = std::vector<Pos>;
 
   bool accept_byte(uint8_t b);
-  void expand(Stack stack, std::vector<Stack>& out) const;
-  static void add_unique(std::vector<Stack>& stacks, Stack s);
+  // work counts the positions of the stacks offered to out, copies too.
+  void expand(Stack stack, std::set<Stack>& out, size_t& work) const;
+  static void add_unique(std::set<Stack>& stacks, Stack s, size_t& work);
   bool partial_possible() const;
 
   const Grammar* g_;
-  std::vector<Stack> stacks_;
+  std::set<Stack> stacks_;
   std::string begun_;  // the bytes of a code point begun
 };
 
 inline ReferenceMatcher::ReferenceMatcher(const Grammar& g) : g_(&g) {
-  for (uint32_t a = 0; a < g.rules[g.root].alternatives.size(); ++a) expand({{g.root, a, 0}}, stacks_);
+  size_t work = 0;
+  for (uint32_t a = 0; a < g.rules[g.root].alternatives.size(); ++a) expand({{g.root, a, 0}}, stacks_, work);
 }
 
-inline void ReferenceMatcher::add_unique(std::vector<Stack>& stacks, Stack s) {
-  if (std::find(stacks.begin(), stacks.end(), s) == stacks.end()) stacks.push_back(std::move(s));
+inline void ReferenceMatcher::add_unique(std::set<Stack>& stacks, Stack s, size_t& work) {
+  work += s.size() + 1;
+  if (work > kMaxPositions) throw TooManyStacks{};
+  stacks.insert(std::move(s));
 }
 
 // The grammar has no left recursion (parse_gbnf refuses it), so entering
 // rules without consuming ends: each step down enters a rule not yet entered
 // since the last code point.
-inline void ReferenceMatcher::expand(Stack stack, std::vector<Stack>& out) const {
+inline void ReferenceMatcher::expand(Stack stack, std::set<Stack>& out, size_t& work) const {
   while (true) {
     if (stack.empty()) {
-      add_unique(out, std::move(stack));
+      add_unique(out, std::move(stack), work);
       return;
     }
     const Pos top = stack.back();
@@ -66,7 +82,7 @@ inline void ReferenceMatcher::expand(Stack stack, std::vector<Stack>& out) const
     }
     const Element& e = seq[top.index];
     if (e.kind == Element::Kind::chars) {
-      add_unique(out, std::move(stack));
+      add_unique(out, std::move(stack), work);
       return;
     }
     // Enter the rule: the caller goes on after it, each alternative a stack.
@@ -75,21 +91,22 @@ inline void ReferenceMatcher::expand(Stack stack, std::vector<Stack>& out) const
     for (uint32_t a = 0; a + 1 < r.alternatives.size(); ++a) {
       Stack alt = stack;
       alt.push_back({e.rule, a, 0});
-      expand(std::move(alt), out);
+      expand(std::move(alt), out, work);
     }
     stack.push_back({e.rule, static_cast<uint32_t>(r.alternatives.size() - 1), 0});
   }
 }
 
 inline bool ReferenceMatcher::accept(uint32_t cp) {
-  std::vector<Stack> next;
+  std::set<Stack> next;
+  size_t work = 0;
   for (const Stack& s : stacks_) {
     if (s.empty()) continue;
     const Pos top = s.back();
     if (!g_->rules[top.rule].alternatives[top.alt][top.index].matches(cp)) continue;
     Stack moved = s;
     moved.back().index++;
-    expand(std::move(moved), next);
+    expand(std::move(moved), next, work);
   }
   if (next.empty()) return false;
   stacks_ = std::move(next);
