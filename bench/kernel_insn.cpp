@@ -8,6 +8,7 @@
 // no Google Benchmark, so it links statically for aarch64.
 //
 //   kernel_insn --kernel matmul_f32_q8_0_q4_0_4x4_dotprod --m 1 --n 4096 --k 4096 --reps 2
+//   kernel_insn --kernel matmul_f32_q8_0_q4_0_4x4_dotprod_in_order ...  (its run_in_order)
 //
 // Setup (random data, quantized weights), pack_rhs once, pack_lhs --pack-reps
 // times (default 1), then run() --reps times, single-threaded. Everything but
@@ -44,13 +45,17 @@ const kernels::MatmulKernel* find_kernel(std::string_view name) {
   for (uint32_t id = 0; id < gguf::kGgmlTypeIdCount; ++id) {
     for (const kernels::MatmulKernel* k : kernels::matmul_table(static_cast<gguf::GgmlType>(id))) {
       if (name == k->name) return k;
+      if (const kernels::MatmulKernel* in_order = kernels::in_order_variant(*k); in_order && name == in_order->name) {
+        return in_order;
+      }
     }
   }
   return nullptr;
 }
 
 // One line per kernel: its name, tier and the CPU features its run() executes
-// (bench/cycles/cycle_table.py reads them to know which cores can run it).
+// (bench/cycles/cycle_table.py reads them to know which cores can run it); a
+// kernel's in-order schedule as "<name>_in_order".
 void list_kernels() {
   const auto print = [](const kernels::MatmulKernel& k) {
     std::string features;
@@ -63,6 +68,7 @@ void list_kernels() {
   for (uint32_t id = 0; id < gguf::kGgmlTypeIdCount; ++id) {
     for (const kernels::MatmulKernel* k : kernels::matmul_table(static_cast<gguf::GgmlType>(id))) {
       if (k->tier != kernels::Tier::ref) print(*k);
+      if (const kernels::MatmulKernel* in_order = kernels::in_order_variant(*k)) print(*in_order);
     }
   }
 }

@@ -69,6 +69,13 @@ struct MatmulKernel {
   // dst[i * dst_stride + j] = sum_k X[i,k] * W[j,k] for i < m, j < n.
   void (*run)(size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_packed, float* dst,
               size_t dst_stride);
+  // run() scheduled for the in-order cores (Cortex-A53/A55/A510/A520 issue
+  // in program order, so a loop's order of instructions is its speed there):
+  // the same formats, the same results bit for bit. The pool calls it on the
+  // threads of such cores (engine/threads/parallel_matmul.h). nullptr: run()
+  // serves every core.
+  void (*run_in_order)(size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_packed, float* dst,
+                       size_t dst_stride) = nullptr;
 };
 
 }  // namespace kernels

@@ -2,8 +2,12 @@
 
 #include <array>
 #include <cstdlib>
+#include <deque>
+#include <mutex>
 #include <stdexcept>
+#include <string>
 #include <string_view>
+#include <utility>
 
 #include "kernels/ref/matmul_ref.h"
 #if ENGINE_HAVE_TIER_NEON
@@ -159,6 +163,22 @@ bool MatmulSelection::is_fallback() const {
   if (kernel == nullptr) return true;
   if (rank(kernel->tier) >= rank(expected)) return false;
   return !(cap && rank(*cap) < rank(expected));  // below expectation because the user asked
+}
+
+const MatmulKernel* in_order_variant(const MatmulKernel& kernel) {
+  if (kernel.run_in_order == nullptr) return nullptr;
+  static std::mutex mutex;
+  static std::deque<std::pair<std::string, MatmulKernel>> variants;
+  const std::lock_guard<std::mutex> lock(mutex);
+  const std::string name = std::string(kernel.name) + "_in_order";
+  for (const auto& [n, k] : variants) {
+    if (n == name) return &k;
+  }
+  auto& [stored_name, variant] = variants.emplace_back(name, kernel);
+  variant.name = stored_name.c_str();
+  variant.run = kernel.run_in_order;
+  variant.run_in_order = nullptr;
+  return &variant;
 }
 
 MatmulSelection select_matmul(gguf::GgmlType weight_type, const CpuFeatures& cpu, std::optional<Tier> max_tier) {

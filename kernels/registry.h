@@ -21,6 +21,12 @@ namespace kernels {
 std::span<const MatmulKernel* const> matmul_table(gguf::GgmlType weight_type);
 bool can_run(const MatmulKernel& kernel, const CpuFeatures& cpu);
 
+// A kernel's in-order schedule (MatmulKernel::run_in_order) as a kernel of its
+// own, named "<name>_in_order", that tests and the bench tools run like any
+// other; nullptr when the kernel has none. The object lives as long as the
+// process.
+const MatmulKernel* in_order_variant(const MatmulKernel& kernel);
+
 // A better kernel of the table, and why it was passed over.
 using Rejection = Passed<MatmulKernel>;
 

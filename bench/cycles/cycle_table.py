@@ -9,10 +9,12 @@ Instruction counts under qemu say how much work a loop does, not how a Cortex-A5
 1. Each kernel runs under qemu-aarch64 (kernel_insn, one call of run() on one shape) with the
    block profiler (bench/insn_profile/insnprofile.c): how many times each translation block (a
    straight run of code ending at a branch: a loop body, mostly) executed in one call, the
-   difference of --reps 3 and --reps 1 halved so that set-up is not counted.
+   difference of --reps 3 and --reps 1 halved so that set-up is not counted; a block that runs
+   straight into the next (qemu cuts at page boundaries and jump targets too) is joined to it
+   again (joined()).
 2. Each block's code, read from the static binary, goes through llvm-mca (Debian's llvm-19) for
-   every core model: its cycles per iteration in a steady loop, and the resource under the most
-   pressure.
+   every core model: its cycles per iteration in a steady loop, the resource under the most
+   pressure, and its port bound (pipe_bound(), and independent() on the in-order cores).
 3. Cycles per call = the sum over blocks of executions x cycles per iteration; per weight for
    decode (m = 1) and per weight and row for prefill (m rows).
 
@@ -51,6 +53,8 @@ CORES = [
 # The shapes: decode one row against 1024 x 4096 weights, prefill 32 rows against 256 x 4096.
 DECODE = (1, 1024, 4096)
 PREFILL = (32, 256, 4096)
+# The in-order cores: their port bound also counts their issue rules (independent() below).
+IN_ORDER = {"cortex-a55", "cortex-a510"}
 ITERATIONS = 100  # llvm-mca iterations per block: 50 and 200 differ by about 1% (the pipeline's fill)
 
 
@@ -116,11 +120,48 @@ def difference(more, less, divisor):
     return per_unit
 
 
-def profile(qemu, cpu, kernel_insn, plugin, call, workdir):
+def is_branch(word):
+    """An AArch64 branch instruction word: B, BL, B.cond, CBZ/CBNZ, TBZ/TBNZ, BR/BLR/RET."""
+    return ((word & 0x7C000000) == 0x14000000 or (word & 0xFF000010) == 0x54000000 or
+            (word & 0x7E000000) in (0x34000000, 0x36000000) or (word & 0xFE000000) == 0xD6000000)
+
+
+def joined(blocks, elf):
+    """The blocks joined to the block they run straight into. qemu ends a block at a branch, but also
+    at a page boundary, or where another path jumped in before: a loop body came out as two or three
+    blocks (the Q4_0 dotprod decode loop crossing a page, the Q4_K i8mm one a jump target), each sent
+    to llvm-mca as a loop of its own (on Neoverse V2 the Q4_0 loop read 1.40x its port bound instead
+    of 1.02x), and which loops were cut changed whenever code moved. A block that does not end in a
+    branch takes along the block after it, for as many executions as it had; what the block after
+    it ran beyond those stays on its own (entered from elsewhere)."""
+    out = dict(blocks)
+    ending_at = {}
+    for addr, (size, _) in blocks.items():
+        ending_at.setdefault(addr + 4 * size, []).append(addr)
+    # From the end: a block that ends where one starts has not been joined yet when that one is.
+    for start in sorted(blocks, reverse=True):
+        if start not in ending_at or is_branch(struct.unpack("<I", elf.words(start - 4, 1))[0]):
+            continue  # nothing ends here, or what ends here ends in a branch
+        size_b, execs_b = out[start]
+        for addr in ending_at[start]:
+            size, execs = out[addr]
+            # A block that runs on into this one runs it at least as often: where it does not (a
+            # block that ends for another reason, a trap), the two are left apart.
+            if execs <= execs_b * (1 + 1e-9):
+                out[addr] = (size + size_b, execs)
+                execs_b -= execs
+        if execs_b <= 1e-9 * max(out[start][1], 1):
+            del out[start]
+        else:
+            out[start] = (size_b, execs_b)
+    return out
+
+
+def profile(qemu, cpu, kernel_insn, plugin, call, workdir, elf):
     """{block address: (instructions, executions per call)} of one call (kernel_insn's arguments)."""
     once, three = (block_counts(qemu, cpu, plugin, [kernel_insn, *call, "--reps", str(reps)],
                                 os.path.join(workdir, f"blocks-{reps}.txt")) for reps in (1, 3))
-    return difference(three, once, 2)
+    return joined(difference(three, once, 2), elf)
 
 
 def hot(blocks, share=0.995):
@@ -169,9 +210,8 @@ def build_plugin(workdir):
 RESOURCE_RE = re.compile(r"^\[(\d+(?:\.\d+)?)\]\s+-\s+(\S+)")
 
 
-def mca(llvm_mca, mcpu, asm_blocks):
-    """Per block: (cycles per iteration, the resource under most pressure, its cycles per iteration,
-    the port bound: the block's reciprocal throughput from its resources alone)."""
+def mca_source(asm_blocks):
+    """llvm-mca's input: one code region per block."""
     source = []
     for i, block in enumerate(asm_blocks):
         # A block that qemu ended at a page boundary may end in a MOVPRFX, which the assembler
@@ -182,20 +222,135 @@ def mca(llvm_mca, mcpu, asm_blocks):
         source.append(f"# LLVM-MCA-BEGIN b{i}")
         source.extend(block)
         source.append("# LLVM-MCA-END")
-    out = run([llvm_mca, "-mtriple=aarch64", f"-mcpu={mcpu}", "-mattr=+all", f"-iterations={ITERATIONS}",
-               "-resource-pressure", "-instruction-info=0", "-dispatch-stats=0"], input="\n".join(source) + "\n")
-    results = []
-    for region in re.split(r"\n(?=\[\d+\] Code Region - )", out):
-        m = re.search(r"Total Cycles:\s+(\d+)", region)
-        if not m or "Code Region" not in region:
+    return "\n".join(source) + "\n"
+
+
+def regions(out, count, mcpu):
+    """llvm-mca's report split into its code regions, one per block."""
+    found = [r for r in re.split(r"\n(?=\[\d+\] Code Region - )", out) if "Code Region" in r]
+    if len(found) != count:
+        sys.exit(f"cycle_table: llvm-mca -mcpu={mcpu} reported {len(found)} regions for {count} blocks")
+    return found
+
+
+def resource_names(region):
+    names = {}
+    for line in region.split("Resources:")[1].split("\n\n")[0].splitlines()[1:]:
+        r = RESOURCE_RE.match(line.strip())
+        if r:
+            names[r.group(1)] = r.group(2)
+    return names
+
+
+def pipe_bound(table_region):
+    """The fewest cycles per iteration in which the core's pipes can take a block's work, from
+    llvm-mca's instruction table (each instruction's cycles spread evenly over the pipes it may use).
+
+    llvm-mca's own "Block RThroughput" undercounts: it divides the work of a group of pipes (the
+    Neoverse V2's vector pipes V0-V3) by the group's size but leaves out the work of the group's
+    subsets (shifts go to V1/V3 only, FCVTL to V0/V2). For the dotprod Q4_0 decode loop on V2 it
+    gives 4.3 cycles though the loop issues 23 vector micro-ops on 4 pipes: 5.75 at the least.
+
+    Here an instruction's work is read as layers: the pipes at its smallest share take that share
+    each (work that may go to any of them), those above it the rest, and so on. This can only
+    loosen a real constraint (an instruction that uses two kinds of pipe at once is read as one
+    that may use either), so the result stays a lower bound. The bound is then the largest, over
+    every union U of the instructions' pipe sets, of the work that must go to U over U's size
+    (with fractional issue, that is exactly what the pipes allow)."""
+    lines = table_region.split("Resource pressure by instruction:")[1].strip().splitlines()
+    header = re.findall(r"\[(\d+(?:\.\d+)?)\]", lines[0])
+    work = {}
+    for line in lines[1:]:
+        values = line.split()[:len(header)]
+        if len(values) < len(header) or not all(re.fullmatch(r"-|[\d.]+", v) for v in values):
+            break
+        shares = {key: float(v) for key, v in zip(header, values) if v != "-"}
+        while shares:
+            pipes = frozenset(shares)
+            least = min(shares.values())
+            work[pipes] = work.get(pipes, 0.0) + least * len(pipes)
+            shares = {key: v - least for key, v in shares.items() if v - least > 1e-9}
+    unions = set(work)
+    while True:
+        grown = {a | b for a in unions for b in work} - unions
+        if not grown:
+            break
+        unions |= grown
+    return max((sum(w for pipes, w in work.items() if pipes <= u) / len(u) for u in unions), default=0.0)
+
+
+VECTOR_REG_RE = re.compile(r"\b([vqdshbz])(\d+)\b")
+STORE_RE = re.compile(r"^(st|stp|stur|str)")
+
+
+def independent(block):
+    """The block with no instruction waiting on another's vector result: each one writes registers of
+    its own (a rotating set) and reads registers that nothing writes. An in-order core runs that as
+    fast as its issue rules allow (which pairs of instructions it can issue in one cycle), with no
+    wait on a result: its issue bound, which the pipes' work alone does not show (LLVM's Cortex-A55
+    model issues an SDOT, AND or FADD on Q registers alone in its cycle, even beside a load)."""
+    out, fresh = [], 0
+    for line in block:
+        op, _, operands = line.partition("\t") if "\t" in line else line.partition(" ")
+        if op == "movprfx":  # it must name the next instruction's registers: left out (one cheap instruction)
             continue
-        cycles = int(m.group(1)) / ITERATIONS
-        bound = float(re.search(r"Block RThroughput:\s+([\d.]+)", region).group(1))
-        names = {}
-        for line in region.split("Resources:")[1].split("\n\n")[0].splitlines()[1:]:
-            r = RESOURCE_RE.match(line.strip())
-            if r:
-                names[r.group(1)] = r.group(2)
+        if not operands or op in ("b", "br", "bl", "blr", "ret") or op.startswith(("b.", "cbz", "cbnz", "tbz", "tbnz")):
+            out.append(line)
+            continue
+        regs = VECTOR_REG_RE.findall(operands)
+        # The first register is the result (for stores, a source); a source that names it too is the
+        # same register (SDOT's accumulator, SVE's tied operands) and is given the same new name.
+        dest = regs[0][1] if regs and not STORE_RE.match(op) else None
+        if dest is not None:
+            fresh += 1
+
+        def vector(m):
+            indexed = m.group(1) == "z" and re.match(r"\.\w\[", m.string[m.end():])
+            if m.group(2) == dest and not indexed:  # SVE's indexed operand must be z0-z7: a source
+                return f"{m.group(1)}{4 + fresh % 24}"
+            return f"{m.group(1)}{int(m.group(2)) % 4}"
+
+        # Vector registers v4-v27 take the results in turn and v0-v3 are only read (indexed forms
+        # need low ones); the general registers (addresses, counters: single-cycle updates) stay.
+        if op.startswith("ld"):  # every register before the address is loaded (lists stay consecutive)
+            head, bracket, tail = operands.partition("[")
+            names = VECTOR_REG_RE.findall(head)
+            start = fresh + 1 if (fresh + 1) % 24 + len(names) <= 24 else 24 * ((fresh + 1) // 24 + 1)
+            fresh = start + len(names) - 1
+            regs = iter(range(start, start + len(names)))
+            operands = VECTOR_REG_RE.sub(lambda m: f"{m.group(1)}{4 + next(regs) % 24}", head) + bracket + tail
+        elif STORE_RE.match(op) and "{" in operands:  # a stored list: read-only registers, consecutive
+            head, bracket, tail = operands.partition("[")
+            regs = iter(range(4))
+            operands = VECTOR_REG_RE.sub(lambda m: f"{m.group(1)}{next(regs)}", head) + bracket + tail
+        else:
+            operands = VECTOR_REG_RE.sub(vector, operands)
+        out.append(f"{op}\t{operands}")
+    return out
+
+
+def mca(llvm_mca, mcpu, asm_blocks):
+    """Per block: (cycles per iteration, the resource under most pressure, its cycles per iteration,
+    the port bound: the cycles per iteration the block's micro-ops need on the core's pipes and
+    its dispatch width, with no wait on any result)."""
+    source = mca_source(asm_blocks)
+    common = [llvm_mca, "-mtriple=aarch64", f"-mcpu={mcpu}", "-mattr=+all"]
+    out = run([*common, f"-iterations={ITERATIONS}", "-resource-pressure", "-instruction-info=0", "-dispatch-stats=0"],
+              input=source)
+    tables = regions(run([*common, "--instruction-tables"], input=source), len(asm_blocks), mcpu)
+    issue = [0.0] * len(asm_blocks)
+    if mcpu in IN_ORDER:
+        free_source = mca_source([independent(b) for b in asm_blocks])
+        free = regions(run([*common, f"-iterations={ITERATIONS}"], input=free_source), len(asm_blocks), mcpu)
+        issue = [int(re.search(r"Total Cycles:\s+(\d+)", r).group(1)) / ITERATIONS for r in free]
+    results = []
+    for region, table_region, issue_bound in zip(regions(out, len(asm_blocks), mcpu), tables, issue):
+        cycles = int(re.search(r"Total Cycles:\s+(\d+)", region).group(1)) / ITERATIONS
+        uops = int(re.search(r"Total uOps:\s+(\d+)", region).group(1)) / ITERATIONS
+        width = int(re.search(r"Dispatch Width:\s+(\d+)", region).group(1))
+        llvm_bound = float(re.search(r"Block RThroughput:\s+([\d.]+)", region).group(1))
+        bound = max(llvm_bound, uops / width, pipe_bound(table_region), issue_bound)
+        names = resource_names(region)
         pressure_part = region.split("Resource pressure per iteration:")[1].strip().splitlines()
         header = re.findall(r"\[(\d+(?:\.\d+)?)\]", pressure_part[0])
         values = pressure_part[1].split()
@@ -205,8 +360,6 @@ def mca(llvm_mca, mcpu, asm_blocks):
             if v > best_value:
                 best, best_value = names.get(key, key), v
         results.append((cycles, best, best_value, bound))
-    if len(results) != len(asm_blocks):
-        sys.exit(f"cycle_table: llvm-mca -mcpu={mcpu} reported {len(results)} regions for {len(asm_blocks)} blocks")
     return results
 
 
@@ -230,7 +383,7 @@ def analyse(args, elf, job, cpu_for_vl):
         vl = (sve_bits or 128) if job.by_vector_length else 128
         if vl not in profiles:
             with tempfile.TemporaryDirectory(dir=args.workdir) as workdir:
-                blocks = profile(args.qemu, cpu_for_vl[vl], args.kernel_insn, args.plugin, job.call, workdir)
+                blocks = profile(args.qemu, cpu_for_vl[vl], args.kernel_insn, args.plugin, job.call, workdir, elf)
             kept, total = hot(blocks)
             profiles[vl] = (kept, total, disassemble(args.llvm_mc, elf, kept))
         kept, total, asm = profiles[vl]
@@ -273,15 +426,17 @@ ROW_OPS = [
 HEADER = """# The ARM kernels in cycles, on LLVM's models of phone and server cores
 
 Generated by `python3 bench/cycles/cycle_table.py --kernel-insn build/aarch64/bin/kernel_insn -o docs/cycles.md`
-(the aarch64 tree of `scripts/test.sh`; the `cycle_table` test runs the same in CI and warns when this file
-is out of date). Each kernel runs once under qemu-aarch64 with a block profiler; every hot block of its code goes
-through `llvm-mca` (LLVM 19) for each core model. A cell is the cycles per weight (decode), per weight and row
-(prefill) or per unit (row operations), then in brackets those cycles over the port bound (what the core's issue
-ports alone allow: 1.00x is as fast as the loop can go on that core without fewer instructions), then what limits
-it: the resource of the heaviest block when it is busy 80% of that block's cycles or more, else `latency` (the
-block waits on results; on the in-order A55 and A510, also on the order of issue). `insns` is the instructions
-per unit under qemu. `-`: the core lacks a feature the kernel needs. Caches, memory and branch prediction are not
-modelled: the weights are as if in L1."""
+(the aarch64 tree of `scripts/test.sh`; the `cycle_table` test runs the same in CI and warns when this file is out
+of date). Each kernel runs once under qemu-aarch64 with a block profiler; every hot block of its code goes through
+`llvm-mca` (LLVM 19) for each core model. A cell is the cycles per weight (decode), per weight and row (prefill) or
+per unit (row operations), then in brackets those cycles over the port bound (what the core's issue ports alone
+allow: 1.00x is as fast as the loop can go on that core without fewer instructions; the pipes' work from llvm-mca's
+instruction table, spread as well as the pipes each instruction may use allow, and on the in-order A55 and A510 also
+the cycles the instructions take in their order with no wait on a result, which counts their rules of dual issue),
+then what limits it: the resource of the heaviest block when it is busy 80% of that block's cycles or more, else
+`latency` (the block waits on results; on the in-order A55 and A510, also on the order of issue). `insns` is the
+instructions per unit under qemu. `-`: the core lacks a feature the kernel needs. Caches, memory and branch
+prediction are not modelled: the weights are as if in L1."""
 
 
 def table(rows, title, what="kernel"):
@@ -339,7 +494,7 @@ def main():
     rows = [(job.label, insns, cells) for job, (cells, insns) in zip(jobs + row_jobs, results)]
     decode, prefill, ops = rows[0:len(jobs):2], rows[1:len(jobs):2], rows[len(jobs):]
     notes = "\n".join(f"- {c[0]}: LLVM's `{c[1]}` model. {c[4]}".rstrip() for c in CORES)
-    text = (HEADER + "\n" +
+    text = (HEADER + "\n\n" +
             table(decode, f"Decode: cycles per weight, m = {DECODE[0]}, n = {DECODE[1]}, k = {DECODE[2]}") + "\n" +
             table(prefill, f"Prefill: cycles per weight and row, m = {PREFILL[0]}, n = {PREFILL[1]}, k = {PREFILL[2]}") +
             "\n" + table(ops, "Row operations (the instruction set each core's vector length chooses)", "operation") +

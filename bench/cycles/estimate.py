@@ -39,7 +39,7 @@ SOCS = {
 }
 
 
-def token_blocks(args, kind, workdir):
+def token_blocks(args, elf, kind, workdir):
     """{block: (instructions, executions per token)} of one decode or prefill token."""
     if kind == "decode":
         runs, divisor = [("24", 24), ("8", 8)], 16
@@ -55,7 +55,7 @@ def token_blocks(args, kind, workdir):
             argv = args.command + ["--temp", "0", "-t", "1", "-p", "x" * (tokens - 2), "-n", "1"]
         counts.append(ct.block_counts(args.qemu, args.soc["qemu"], args.plugin, argv,
                                       os.path.join(workdir, f"{kind}-{label}.txt")))
-    return ct.difference(counts[0], counts[1], divisor)
+    return ct.joined(ct.difference(counts[0], counts[1], divisor), elf)
 
 
 def cycles_per_token(args, elf, blocks):
@@ -111,7 +111,7 @@ def main():
             args.plugin = ct.build_plugin(workdir)
         figures = {}
         for kind in ("prefill", "decode"):
-            per_model, insns = cycles_per_token(args, elf, token_blocks(args, kind, workdir))
+            per_model, insns = cycles_per_token(args, elf, token_blocks(args, elf, kind, workdir))
             figures[kind] = (per_model, insns)
     soc = args.soc
     print(f"{soc['name']}: " + ", ".join(f"{n} x {c} {g:.2f} GHz ({m} model)" for c, m, g, n in soc["cores"]))

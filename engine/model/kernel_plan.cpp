@@ -19,6 +19,24 @@ bool KernelPlan::has_fallback() const {
   return std::any_of(selections.begin(), selections.end(), [](const auto& s) { return s.is_fallback(); });
 }
 
+std::string KernelPlan::describe_in_order(const ThreadPool& pool) const {
+  std::string threads;
+  for (size_t t = 0; t < pool.size(); ++t) {
+    if (pool.in_order(t)) threads += (threads.empty() ? "t" : ", t") + std::to_string(t);
+  }
+  if (threads.empty()) return "";
+  std::string kernels;
+  for (const auto& s : selections) {
+    if (s.kernel == nullptr || s.kernel->run_in_order == nullptr) continue;
+    kernels += (kernels.empty() ? "" : ", ") + std::string(gguf::type_name(s.weight_type)) + " " + s.kernel->name;
+  }
+  const std::string head = "threads " + threads + " run on in-order cores: ";
+  if (kernels.empty()) return head + "no kernel of this model has an in-order schedule; they run the loops of all cores";
+  return head + kernels +
+         " run their in-order schedule there (instructions in the order such a core issues them best, docs/cycles.md); "
+         "the other types the same loops as everywhere";
+}
+
 std::string describe_cpu_line(const kernels::CpuFeatures& cpu, std::optional<kernels::Tier> cap) {
   std::string line = "cpu " + cpu.describe() + "; compiled tiers: " + compiled_tiers();
   if (cap) line += "; ENGINE_MAX_TIER=" + std::string(kernels::tier_name(*cap)) + " caps the choice";

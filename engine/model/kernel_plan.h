@@ -9,6 +9,7 @@
 
 #include "gguf/ggml_types.h"
 #include "kernels/cpu_features.h"
+#include "engine/threads/thread_pool.h"
 #include "kernels/registry.h"
 
 namespace engine {
@@ -21,6 +22,10 @@ struct KernelPlan {
   // nullptr when the type is not in the plan or cannot be computed.
   const kernels::MatmulKernel* kernel_for(gguf::GgmlType type) const;
   bool has_fallback() const;
+  // Which threads of the pool are on in-order cores and which kernels run
+  // their in-order schedule there (MatmulKernel::run_in_order), in words; ""
+  // when no thread is on such a core.
+  std::string describe_in_order(const ThreadPool& pool) const;
 };
 
 // Throws std::invalid_argument for an unknown ENGINE_MAX_TIER.

@@ -52,6 +52,9 @@ Session::Session(const Model& model, const SessionParams& params)
             ", KV cache " + kv_.size().describe() + ", scratch " +
             format_bytes(memory_.scratch_bytes) + ", " + std::to_string(compute_.n_threads()) +
             (compute_.n_threads() == 1 ? " thread" : " threads") + model.rope_factors_note(n_ctx_));
+  if (params.pool != nullptr) {
+    if (const std::string line = model.kernel_plan().describe_in_order(*params.pool); !line.empty()) log_info(line);
+  }
 }
 
 void Session::eval(std::span<const int32_t> tokens, bool all_logits) {

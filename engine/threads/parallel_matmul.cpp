@@ -18,6 +18,11 @@ std::pair<size_t, size_t> split_blocks(size_t blocks, size_t parts) {
   return {per_chunk, ceil_div(blocks, per_chunk)};
 }
 
+// The kernel's run() for the core thread `thread` of the pool runs on.
+auto run_for(const kernels::MatmulKernel& kernel, const ThreadPool& pool, size_t thread) {
+  return kernel.run_in_order != nullptr && pool.in_order(thread) ? kernel.run_in_order : kernel.run;
+}
+
 bool is_decode(const ThreadPool& pool, const kernels::MatmulKernel& kernel, size_t m) {
   return pool.size() > 1 && m > 0 && m <= std::max<size_t>(kernel.m_step, 1);
 }
@@ -42,17 +47,19 @@ MatmulSplit split_matmul(const kernels::MatmulKernel& kernel, size_t m, size_t n
 namespace {
 
 // Task `task` of split s: its block of rows of X and of W.
-void run_task(const kernels::MatmulKernel& kernel, const MatmulSplit& s, size_t task, size_t m, size_t n, size_t k,
-              const uint8_t* lhs, const uint8_t* rhs, float* dst, size_t dst_stride) {
+void run_task(const ThreadPool& pool, size_t thread, const kernels::MatmulKernel& kernel, const MatmulSplit& s,
+              size_t task, size_t m, size_t n, size_t k, const uint8_t* lhs, const uint8_t* rhs, float* dst,
+              size_t dst_stride) {
   const size_t m0 = task / s.n_tasks * s.m_chunk;
   const auto [n0, n1] = s.n_range(task % s.n_tasks, n);
   const size_t rows = std::min(s.m_chunk, m - m0), cols = n1 - n0;
-  kernel.run(rows, cols, k, lhs + kernel.lhs_packed_offset(m0, k), rhs + kernel.rhs_packed_offset(n0, k),
-             dst + m0 * dst_stride + n0, dst_stride);
+  run_for(kernel, pool, thread)(rows, cols, k, lhs + kernel.lhs_packed_offset(m0, k),
+                                rhs + kernel.rhs_packed_offset(n0, k), dst + m0 * dst_stride + n0, dst_stride);
 }
 
 // Decode's rows: those of every output, end to end, in blocks of n_step.
 struct DecodeRows {
+  const ThreadPool& pool;
   const kernels::MatmulKernel& kernel;
   size_t m, k;
   const uint8_t* lhs;
@@ -61,15 +68,16 @@ struct DecodeRows {
   size_t dst_stride;  // 0: each output's own n
   size_t first_block[kMaxMatmulOutputs + 1] = {};
 
-  // Blocks [b0, b1), which may span outputs.
-  void run(size_t b0, size_t b1) const {
+  // Blocks [b0, b1), which may span outputs, on thread `thread`.
+  void run(size_t thread, size_t b0, size_t b1) const {
     const size_t n_step = std::max<size_t>(kernel.n_step, 1);
+    const auto run_kernel = run_for(kernel, pool, thread);
     for (size_t i = 0; i < n_outs; ++i) {
       const size_t lo = std::max(b0, first_block[i]), hi = std::min(b1, first_block[i + 1]);
       if (lo >= hi) continue;
       const MatmulOutput& o = outs[i];
       const size_t n0 = (lo - first_block[i]) * n_step, n1 = std::min(o.n, (hi - first_block[i]) * n_step);
-      kernel.run(m, n1 - n0, k, lhs, static_cast<const uint8_t*>(o.rhs_packed) + kernel.rhs_packed_offset(n0, k),
+      run_kernel(m, n1 - n0, k, lhs, static_cast<const uint8_t*>(o.rhs_packed) + kernel.rhs_packed_offset(n0, k),
                  o.dst + n0, dst_stride != 0 ? dst_stride : o.n);
     }
   }
@@ -119,10 +127,10 @@ void run_decode(ThreadPool& pool, DecodeRows& rows) {
     }
     // Task r < ranges streams range r and then helps; the others only help,
     // so a thread that comes late still finds work.
-    pool.run(2 * ranges, [&](size_t task, size_t) {
+    pool.run(2 * ranges, [&](size_t task, size_t thread) {
       if (task < ranges) {
         for (auto [b0, b1] = take(range[task], true, 8); b0 != b1; std::tie(b0, b1) = take(range[task], true, 8)) {
-          rows.run(base + b0, base + b1);
+          rows.run(thread, base + b0, base + b1);
         }
       }
       for (;;) {
@@ -133,7 +141,7 @@ void run_decode(ThreadPool& pool, DecodeRows& rows) {
         }
         if (victim == ranges) return;
         const auto [b0, b1] = take(range[victim], false, 4);
-        rows.run(base + b0, base + b1);
+        rows.run(thread, base + b0, base + b1);
       }
     });
   }
@@ -146,20 +154,22 @@ void parallel_matmul(ThreadPool& pool, const kernels::MatmulKernel& kernel, size
   const auto* lhs = static_cast<const uint8_t*>(lhs_packed);
   if (is_decode(pool, kernel, m)) {
     const MatmulOutput out{n, rhs_packed, dst};
-    DecodeRows rows{kernel, m, k, lhs, &out, 1, dst_stride};
+    DecodeRows rows{pool, kernel, m, k, lhs, &out, 1, dst_stride};
     run_decode(pool, rows);
     return;
   }
   const MatmulSplit s = split_matmul(kernel, m, n, pool.size());
   const auto* rhs = static_cast<const uint8_t*>(rhs_packed);
-  pool.run(s.tasks(), [&](size_t task, size_t) { run_task(kernel, s, task, m, n, k, lhs, rhs, dst, dst_stride); });
+  pool.run(s.tasks(), [&](size_t task, size_t thread) {
+    run_task(pool, thread, kernel, s, task, m, n, k, lhs, rhs, dst, dst_stride);
+  });
 }
 
 void parallel_matmuls(ThreadPool& pool, const kernels::MatmulKernel& kernel, size_t m, size_t k,
                       const void* lhs_packed, const MatmulOutput* outs, size_t n_outs) {
   const auto* lhs = static_cast<const uint8_t*>(lhs_packed);
   if (n_outs <= kMaxMatmulOutputs && is_decode(pool, kernel, m)) {
-    DecodeRows rows{kernel, m, k, lhs, outs, n_outs, 0};
+    DecodeRows rows{pool, kernel, m, k, lhs, outs, n_outs, 0};
     run_decode(pool, rows);
     return;
   }
@@ -175,12 +185,12 @@ void parallel_matmuls(ThreadPool& pool, const kernels::MatmulKernel& kernel, siz
     splits[i] = split_matmul(kernel, m, outs[i].n, pool.size());
     first_task[i + 1] = first_task[i] + splits[i].tasks();
   }
-  pool.run(first_task[n_outs], [&](size_t task, size_t) {
+  pool.run(first_task[n_outs], [&](size_t task, size_t thread) {
     size_t i = 0;
     while (task >= first_task[i + 1]) ++i;
     const MatmulOutput& o = outs[i];
-    run_task(kernel, splits[i], task - first_task[i], m, o.n, k, lhs, static_cast<const uint8_t*>(o.rhs_packed), o.dst,
-             o.n);
+    run_task(pool, thread, kernel, splits[i], task - first_task[i], m, o.n, k, lhs,
+             static_cast<const uint8_t*>(o.rhs_packed), o.dst, o.n);
   });
 }
 

@@ -6,6 +6,9 @@
 // kernel's m_step / n_step and never splits K, so each output element is
 // computed by the same code on the same data whatever the thread count:
 // results are bitwise identical for 1..N threads (tests/threads check it).
+// A thread on an in-order core (ThreadPool::in_order) calls the kernel's
+// run_in_order when it has one: the same results, in an order of
+// instructions made for a core that issues them as written.
 // About kTasksPerThread prefill tasks per thread let fast cores take more of
 // them than slow ones on a prime + big layout.
 #pragma once

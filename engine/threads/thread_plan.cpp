@@ -51,6 +51,12 @@ std::string role_of(const CpuTopology& topo, int cpu) {
   return role;
 }
 
+// A core known (by its MIDR) to issue in program order.
+bool is_in_order(const CpuTopology& topo, int cpu) {
+  const CoreInfo* c = cpu >= 0 ? topo.core(cpu) : nullptr;
+  return c != nullptr && c->core_class == CoreClass::efficiency;
+}
+
 std::string fast_cores_phrase(const CpuTopology& topo, const Pools& p) {
   std::string out = std::to_string(p.fast.size()) + (p.fast.size() == 1 ? " performance core" : " performance cores");
   std::string parts;
@@ -247,7 +253,13 @@ ThreadPlan ThreadPlan::make(const CpuTopology& topo, const ThreadOptions& option
     const int cpu = t < candidates.size() && options.affinity != Affinity::none ? candidates[t] : -1;
     plan.cpus.push_back(cpu);
     plan.roles.push_back(role_of(topo, cpu));
+    plan.in_order.push_back(is_in_order(topo, cpu));
   }
+  const auto& cores = topo.cores;
+  plan.only_in_order_cpus =
+      std::any_of(cores.begin(), cores.end(), [](const CoreInfo& c) { return c.allowed; }) &&
+      std::all_of(cores.begin(), cores.end(),
+                  [&](const CoreInfo& c) { return !c.allowed || is_in_order(topo, c.cpu); });
 
   if (p.fast.empty() && !p.fast_excluded.empty()) {
     plan.warnings.push_back("this process may only run on little cores (cpu" + format_cpu_list(p.little) +

@@ -45,6 +45,12 @@ struct ThreadPlan {
   std::vector<int> cpus;              // per thread, 0 = the caller; -1 = not pinned
   std::vector<std::string> roles;     // per thread: "prime Cortex-X4", "not pinned", ...
   std::vector<std::string> warnings;  // the guard-rail WARNINGs, as logged
+  // Per thread: its CPU is an in-order core (CoreClass::efficiency), where
+  // the kernels with an in-order schedule use it (MatmulKernel::run_in_order).
+  std::vector<bool> in_order;
+  // Every CPU this process may use is in-order (Android's background cpuset
+  // on many phones): so are the threads that are not pinned.
+  bool only_in_order_cpus = false;
   Affinity affinity = Affinity::none;
   std::optional<int> nice;
   size_t recommended_threads = 1;     // what the default policy picks here

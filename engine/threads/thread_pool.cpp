@@ -388,6 +388,12 @@ std::vector<WorkerReport> ThreadPool::report() const {
   return out;
 }
 
+bool ThreadPool::in_order(size_t thread) const {
+  if (thread >= n_threads_) return false;
+  if (slots_[thread].pin != WorkerReport::Pin::pinned) return plan_.only_in_order_cpus;
+  return thread < plan_.in_order.size() && plan_.in_order[thread];
+}
+
 std::string ThreadPool::describe() const {
   // One line per worker up to a screenful; past it, the rest counted by how
   // they are placed (-t 10000 once printed 10,011 lines).

@@ -83,6 +83,9 @@ class ThreadPool {
 
   size_t size() const { return n_threads_; }  // threads, the caller included
   const ThreadPlan& plan() const { return plan_; }
+  // Thread `thread` runs on an in-order core: pinned to one (ThreadPlan::
+  // in_order), or not pinned where every CPU the process may use is one.
+  bool in_order(size_t thread) const;
 
   // Calls fn(task, thread) for every task in [0, n_tasks), spread over the
   // threads; the calling thread works too. Returns when all tasks are done.

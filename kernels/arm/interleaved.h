@@ -129,6 +129,16 @@ constexpr void (*pack_rhs_of())(size_t, size_t, const void*, void*) {
   }
 }
 
+// K::run_in_order where the kernel has one (MatmulKernel::run_in_order).
+template <class K>
+constexpr decltype(MatmulKernel::run) in_order_run_of() {
+  if constexpr (requires { K::run_in_order; }) {
+    return K::run_in_order;
+  } else {
+    return nullptr;
+  }
+}
+
 template <class K>
 constexpr MatmulKernel interleaved_kernel(const char* name, Tier tier, uint64_t features) {
   using Lhs = typename K::Lhs;
@@ -157,6 +167,7 @@ constexpr MatmulKernel interleaved_kernel(const char* name, Tier tier, uint64_t 
       .pack_lhs = [](size_t m, size_t k, const float* lhs, size_t lhs_stride,
                      void* lhs_packed) { Lhs::pack(m, k, lhs, lhs_stride, lhs_packed, K::kLhsMult); },
       .run = K::run,
+      .run_in_order = in_order_run_of<K>(),
   };
 }
 

@@ -415,4 +415,33 @@ TEST_F(KernelPlanLog, UnknownMaxTierIsAClearError) {
   }
 }
 
+// The line a session logs when threads run on in-order cores: which they are
+// and which kernels run their in-order schedule there.
+TEST(KernelPlanInOrder, NamesTheThreadsAndTheKernelsWithAnInOrderSchedule) {
+  const auto run = [](size_t, size_t, size_t, const void*, const void*, float*, size_t) {};
+  kernels::MatmulKernel with{}, without{};
+  with.name = "matmul_test_q4_0_dotprod";
+  with.run = run;
+  with.run_in_order = run;
+  without.name = "matmul_test_q6_k_dotprod";
+  without.run = run;
+  engine::KernelPlan plan;
+  plan.selections.push_back({gguf::GgmlType::Q4_0, &with, {}, Tier::dotprod, {}});
+  plan.selections.push_back({gguf::GgmlType::Q6_K, &without, {}, Tier::dotprod, {}});
+  const engine::LogLevel level = engine::log_level();
+  engine::set_log_level(engine::LogLevel::warning);  // the pools' placement lines
+  engine::ThreadPlan threads = engine::ThreadPlan::unpinned(2);
+  {
+    const engine::ThreadPool pool(threads);
+    EXPECT_EQ(plan.describe_in_order(pool), "");  // not pinned, and other cores may run them
+  }
+  threads.only_in_order_cpus = true;  // a process confined to the little cores
+  const engine::ThreadPool pool(threads);
+  engine::set_log_level(level);
+  const std::string line = plan.describe_in_order(pool);
+  const std::string expected = "threads t0, t1 run on in-order cores: Q4_0 matmul_test_q4_0_dotprod run their in-order";
+  EXPECT_EQ(line.rfind(expected, 0), 0u) << line;
+  EXPECT_EQ(line.find("Q6_K"), std::string::npos) << line;
+}
+
 }  // namespace

@@ -43,6 +43,8 @@ std::vector<const MatmulKernel*> tier_kernels() {
   for (uint32_t id = 0; id < gguf::kGgmlTypeIdCount; ++id) {
     for (const MatmulKernel* k : kernels::matmul_table(static_cast<GgmlType>(id))) {
       if (k->tier != kernels::Tier::ref) out.push_back(k);
+      // A kernel's in-order schedule goes through every check below too.
+      if (const MatmulKernel* in_order = kernels::in_order_variant(*k)) out.push_back(in_order);
     }
   }
   return out;
@@ -381,6 +383,30 @@ TEST_P(FloatTierMatmul, AnyKIncludingTails) {
     const std::vector<float> pieces = run(*kern_, o, kern_->m_step, kern_->n_step);
     for (size_t i = 0; i < whole.size(); ++i) ASSERT_EQ(whole[i], pieces[i]) << "k=" << k << " element " << i;
   }
+}
+
+// A kernel's in-order schedule gives its run()'s results bit for bit, so a
+// pool whose threads choose by core stays deterministic: random data, one
+// block to nine (every pairing of blocks and a lone last one), decode and a
+// few rows.
+TEST(InOrderSchedule, GivesTheResultsOfRunBitForBit) {
+  size_t checked = 0;
+  for (const MatmulKernel* kern : tier_kernels()) {
+    if (kern->run_in_order == nullptr || !kernels::can_run(*kern, kernels::host_cpu_features())) continue;
+    const MatmulKernel* twin = kernels::in_order_variant(*kern);
+    const size_t bs = std::max<size_t>(block_size(kern->rhs_type), 32);
+    for (size_t blocks = 1; blocks <= 9; ++blocks) {
+      for (size_t m : {size_t{1}, size_t{5}}) {
+        const Operands o = random_operands(kern->rhs_type, m, 11, blocks * bs, static_cast<uint32_t>(blocks * 7 + m));
+        const std::vector<float> y = run(*kern, o), y_in_order = run(*twin, o);
+        for (size_t i = 0; i < y.size(); ++i) {
+          ASSERT_EQ(y_in_order[i], y[i]) << kern->name << " blocks " << blocks << " m " << m << " element " << i;
+        }
+      }
+    }
+    ++checked;
+  }
+  if (checked == 0) GTEST_SKIP() << "no kernel with an in-order schedule runs on this CPU";
 }
 
 std::vector<const MatmulKernel*> float_kernels(std::vector<const MatmulKernel*> all) {

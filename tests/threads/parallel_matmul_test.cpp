@@ -9,6 +9,7 @@
 #include <thread>
 #include <cstring>
 #include <random>
+#include <sched.h>
 #include <vector>
 
 #include "engine/support/log.h"
@@ -261,6 +262,62 @@ TEST(ParallelMatmul, DecodeStreamsContiguousRanges) {
       }
       EXPECT_GE(end, std::min(first_range, engine::kMinChunkBlocks * 8));
     }
+  }
+}
+
+// Per-core choice: a thread pinned to an in-order core (a Cortex-A55 by its
+// MIDR, in a topology made for the test over this machine's CPUs 0 and 1)
+// calls the kernel's run_in_order, the other thread run(), in decode and in
+// prefill; the results equal one call of run().
+std::mutex g_cores_mutex;
+std::vector<std::pair<int, bool>> g_cores;  // (CPU, in-order schedule) of every call
+
+void record_core(bool in_order) {
+  std::lock_guard lock(g_cores_mutex);
+  g_cores.emplace_back(sched_getcpu(), in_order);
+}
+void run_recording_core(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst, size_t stride) {
+  mock_run(m, n, k, lhs, rhs, dst, stride);
+  record_core(false);
+}
+void run_in_order_recording_core(size_t m, size_t n, size_t k, const void* lhs, const void* rhs, float* dst,
+                                 size_t stride) {
+  mock_run(m, n, k, lhs, rhs, dst, stride);
+  record_core(true);
+}
+
+TEST(ParallelMatmul, ThreadsOnInOrderCoresRunTheInOrderSchedule) {
+  if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "needs two CPUs to pin to";
+  const uint32_t a55 = engine::make_midr(0x41, 0, 0xD05, 0), a76 = engine::make_midr(0x41, 0, 0xD0B, 0);
+  std::vector<engine::CoreInfo> cores(2);
+  for (int cpu : {0, 1}) {
+    cores[cpu].cpu = cpu;
+    cores[cpu].midr = cpu == 0 ? a55 : a76;
+  }
+  engine::ThreadOptions options;
+  options.set_cpus("1,0");
+  const ThreadPlan plan = ThreadPlan::make(engine::CpuTopology::from_cores(cores), options);
+  ASSERT_EQ(plan.in_order, (std::vector<bool>{false, true}));
+  ThreadPool pool(plan, PoolOptions{std::chrono::microseconds(1000), true});
+  for (const engine::WorkerReport& r : pool.report()) {
+    if (r.pin != engine::WorkerReport::Pin::pinned) GTEST_SKIP() << "could not pin: " << r.describe();
+  }
+  EXPECT_FALSE(pool.in_order(0));
+  EXPECT_TRUE(pool.in_order(1));
+  MatmulKernel kernel = kMockTiled;
+  kernel.run = run_recording_core;
+  kernel.run_in_order = run_in_order_recording_core;
+  for (size_t m : {size_t{1}, size_t{64}}) {
+    const size_t n = 4096, k = 32;
+    SCOPED_TRACE("m=" + std::to_string(m));
+    const Operands o = prepare(kernel, m, n, k, 5);
+    std::vector<float> dst(m * n), expected(m * n);
+    mock_run(m, n, k, o.lhs_packed.data(), o.rhs_packed.data(), expected.data(), n);
+    g_cores.clear();
+    engine::parallel_matmul(pool, kernel, m, n, k, o.lhs_packed.data(), o.rhs_packed.data(), dst.data(), n);
+    EXPECT_EQ(dst, expected);
+    ASSERT_FALSE(g_cores.empty());
+    for (const auto& [cpu, in_order] : g_cores) EXPECT_EQ(in_order, cpu == 0) << "a call on cpu " << cpu;
   }
 }
 

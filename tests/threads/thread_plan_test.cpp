@@ -207,4 +207,29 @@ TEST(ThreadPlan, Unpinned) {
   EXPECT_EQ(ThreadPlan::unpinned(0).size(), 1u);
 }
 
+// The plan knows which threads sit on in-order cores (by their MIDR), where
+// the kernels with an in-order schedule use it (MatmulKernel::run_in_order).
+TEST(ThreadPlan, KnowsTheThreadsOnInOrderCores) {
+  LogCapture log;
+  const ThreadPlan eight = ThreadPlan::make(load("snapdragon-8-gen-3"), threads(8));
+  ASSERT_EQ(eight.cpus, (std::vector<int>{7, 2, 3, 4, 5, 6, 0, 1}));
+  EXPECT_EQ(eight.in_order, (std::vector<bool>{false, false, false, false, false, false, true, true}));  // A520
+  EXPECT_FALSE(eight.only_in_order_cpus);
+  const ThreadPlan all = ThreadPlan::make(load("tensor-g3"), threads(0, "all"));
+  for (size_t t = 0; t < all.size(); ++t) {
+    EXPECT_EQ(all.in_order[t], all.cpus[t] <= 3) << "cpu " << all.cpus[t];  // Cortex-A510
+  }
+  const ThreadPlan pi = ThreadPlan::make(load("raspberry-pi-5"), {});
+  EXPECT_EQ(pi.in_order, std::vector<bool>(4, false));  // Cortex-A76
+  const ThreadPlan x86 = ThreadPlan::make(load("x86-server"), {});
+  EXPECT_EQ(x86.in_order, std::vector<bool>(x86.size(), false));  // no MIDR: nothing is assumed
+  // A process confined to the little cores (Android's background cpuset):
+  // unpinned threads are on in-order cores too.
+  CpuTopology background = load("dimensity-800");
+  background.restrict_to({0, 1, 2, 3});
+  const ThreadPlan confined = ThreadPlan::make(background, threads(2, "none"));
+  EXPECT_TRUE(confined.only_in_order_cpus);
+  EXPECT_EQ(confined.in_order, (std::vector<bool>{false, false}));  // not pinned
+}
+
 }  // namespace

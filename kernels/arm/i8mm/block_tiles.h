@@ -287,11 +287,28 @@ __attribute__((noinline)) void q8_0_pairs(size_t m, size_t nb, const uint8_t* lh
   }
 }
 
+// q8_0_row for the in-order cores (MatmulKernel::run_in_order): tile by tile,
+// the pairs of blocks by kPairs, a loop scheduled for those cores given the
+// tile's blocks, the row's and the count of pairs; a lone last block as
+// q8_0_row_tiles does. The same float operations on every output: the
+// results of q8_0_row bit for bit.
+template <class Rhs, float32x4_t (*kPairs)(const uint8_t* w, const uint8_t* x, size_t pairs, float32x4_t acc)>
+void q8_0_row_in_order(size_t nb, const uint8_t* lhs, const uint8_t* rhs, size_t tile_bytes, float* y, size_t rows) {
+  for (size_t n0 = 0; n0 < rows; n0 += kQ8_0TileRows) {
+    const uint8_t* w = rhs + n0 / kQ8_0TileRows * tile_bytes;
+    RowTiles<Rhs, 1> tile(w + nb / 2 * 2 * kTileBlockBytes<Rhs>, tile_bytes);
+    if (nb >= 2) tile.acc = kPairs(w, lhs, nb / 2, tile.acc);
+    if (nb % 2 != 0) tile.block(load_row_codes<Rhs>(lhs + (nb - 1) * kLhsBlockBytes<Rhs>));
+    store_cols(y + n0, tile.acc, rows - n0 < kQ8_0TileRows ? rows - n0 : kQ8_0TileRows);
+  }
+}
+
 // The run() of a kernel: weight tiles outside (each streamed once from memory),
 // activation rows inside, 8 at a time, then pairs. An odd last row runs after
 // each group of kQ8_0RowTiles tiles, on the whole group at once, while the
-// group's weights are still in cache.
-template <class Rhs>
+// group's weights are still in cache, by kRow (q8_0_row, or q8_0_row_in_order
+// in run_in_order).
+template <class Rhs, auto kRow = q8_0_row<Rhs>>
 void q8_0_run(size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_packed, float* dst,
               size_t dst_stride) {
   const size_t nb = k / 32;
@@ -305,7 +322,7 @@ void q8_0_run(size_t m, size_t n, size_t k, const void* lhs_packed, const void* 
     const uint8_t* w = rhs + g0 / kQ8_0TileRows * tile_bytes;
     const size_t rows = n - g0 < group_rows ? n - g0 : group_rows;
     if (m >= 2) q8_0_pairs<Rhs>(m, nb, lhs, w, tile_bytes, dst + g0, dst_stride, rows);
-    if (m % 2 != 0) q8_0_row<Rhs>(nb, last_row, w, tile_bytes, dst + (m - 1) * dst_stride + g0, rows);
+    if (m % 2 != 0) kRow(nb, last_row, w, tile_bytes, dst + (m - 1) * dst_stride + g0, rows);
   }
 }
 
@@ -322,6 +339,12 @@ struct BlockTiles : arm::KernelShape<Rhs, std::conditional_t<has_min<Rhs>(), Q8_
   }
 
   static constexpr auto run = q8_0_run<Rhs>;
+};
+
+// BlockTiles whose decode row on in-order cores runs kPairs (q8_0_row_in_order).
+template <class Rhs, float32x4_t (*kPairs)(const uint8_t*, const uint8_t*, size_t, float32x4_t)>
+struct InOrderBlockTiles : BlockTiles<Rhs> {
+  static constexpr auto run_in_order = q8_0_run<Rhs, q8_0_row_in_order<Rhs, kPairs>>;
 };
 
 }  // namespace kernels::i8mm

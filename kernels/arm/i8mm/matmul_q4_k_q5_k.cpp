@@ -161,9 +161,9 @@ inline void sub_block(const uint8_t* qs_c, const uint8_t* qh, unsigned s, const 
 // int32, so S comes out exact. The mins term M takes 4 SDOT on the row's split
 // block sums. Per super-block and tile (objdump): 64 SMMLA, 64 to unpack the
 // nibbles, 37 loads, 16 ZIP1 + MLA, 47 for the scales, steps, mins and float
-// work: 228. Q4_K at M=1, n=2816, k=1024 (kernel_insn, qemu -cpu max):
-// 0.2478 -> 0.2239 instructions per weight; the dotprod tier's Q4_K takes
-// 0.2571.
+// work: 228 (Q4_K: 7 ADD more since its chains were split, below). Q4_K at
+// M=1, n=2816, k=1024 (kernel_insn, qemu -cpu max): 0.2478 -> 0.2239
+// instructions per weight; the dotprod tier's Q4_K takes 0.2571.
 
 // sc_j - sc_j+1 of sub-blocks j = 0..3 (steps.val[0]) and 4..7 (val[1]) in
 // decode_scales' layout: byte j % 4 of lane r for row r.
@@ -204,9 +204,22 @@ inline RowPlanes row_planes(const uint8_t* w) {
   return r;
 }
 
+// Q4_K: two sets of chains, one for the even sub-blocks and one for the odd:
+// one set through the whole super-block was 32 SMMLAs back to back a chain,
+// and the loop waited on them (3 cycles each on LLVM's Neoverse V1 model).
+// D_j is then the sum of the two sets' ZIP1s, one ADD more a sub-block. Q4_K
+// decode, 1 x 1024 x 4096 (bench/cycles/cycle_table.py): Neoverse V1 0.088 ->
+// 0.050 cycles a weight (1.92x -> 1.01x its port bound), Neoverse V2 0.057 ->
+// 0.050; 0.223 -> 0.235 instructions a weight under qemu. Q5_K keeps one set:
+// its fifth bits already fill the chain's waits, and two sets took 11% more
+// instructions and 15-27% more cycles (registers spilled).
+template <bool kQ5>
+inline constexpr int kChainSets = kQ5 ? 1 : 2;
+
 struct RowChains {
-  int32x4_t c0, c1;  // running SMMLA chains of weight pairs 0 and 1
-  int32x4_t sum;     // S so far
+  int32x4_t c0[2], c1[2];  // running SMMLA chains of weight pairs 0 and 1, by parity of the sub-block
+  int32x4_t d[2];          // the ZIP1 of each set after its last sub-block
+  int32x4_t sum;           // S so far
 };
 
 // Sub-block kJ (chunk kJ / 2, its high nibbles when kJ is odd): nib = the
@@ -214,6 +227,7 @@ struct RowChains {
 template <bool kQ5, int kJ>
 inline void row_sub_block(const uint8x16_t* nib, const uint8_t* qh, const uint8_t* a, int32x4_t step, RowChains& ch) {
   constexpr int kX = static_cast<int>(kQ8_KQsOffset) + 64 * kJ;
+  constexpr int kSet = kJ % kChainSets<kQ5>;
   int8x16_t x[4];
   ldp_q<kX>(a, x[0], x[1]);
   ldp_q<kX + 32>(a, x[2], x[3]);
@@ -222,15 +236,16 @@ inline void row_sub_block(const uint8x16_t* nib, const uint8_t* qh, const uint8_
     const uint8x16_t n0 = nib[g], n1 = nib[4 + g];
     const int8x16_t w0 = codes<kQ5, kJ % 2 != 0>(n0, qh + 16 * g, kJ);
     const int8x16_t w1 = codes<kQ5, kJ % 2 != 0>(n1, qh + 64 + 16 * g, kJ);
-    if (kJ == 0 && g == 0) {
-      ch.c0 = smmla_from_zero(x[0], w0);
-      ch.c1 = smmla_from_zero(x[0], w1);
+    if (kJ < kChainSets<kQ5> && g == 0) {
+      ch.c0[kSet] = smmla_from_zero(x[0], w0);
+      ch.c1[kSet] = smmla_from_zero(x[0], w1);
     } else {
-      ch.c0 = vmmlaq_s32(ch.c0, x[g], w0);
-      ch.c1 = vmmlaq_s32(ch.c1, x[g], w1);
+      ch.c0[kSet] = vmmlaq_s32(ch.c0[kSet], x[g], w0);
+      ch.c1[kSet] = vmmlaq_s32(ch.c1[kSet], x[g], w1);
     }
   }
-  const int32x4_t d = tile_row0_apart(ch.c0, ch.c1);
+  ch.d[kSet] = tile_row0_apart(ch.c0[kSet], ch.c1[kSet]);
+  const int32x4_t d = kChainSets<kQ5> == 1 || kJ == 0 ? ch.d[kSet] : vaddq_s32(ch.d[0], ch.d[1]);
   ch.sum = kJ == 0 ? vmulq_s32(d, step) : vmlaq_s32(ch.sum, d, step);
 }
 

@@ -21,6 +21,7 @@
 
 #include "kernels/arm/i8mm/block_tiles.h"
 #include "kernels/arm/i8mm/kernel_defs.h"
+#include "kernels/arm/in_order.h"
 #include "kernels/ref/blocks.h"
 
 namespace kernels::i8mm {
@@ -64,9 +65,110 @@ struct Q8_0 : arm::WeightType<gguf::GgmlType::Q8_0, ref::BlockQ8_0> {
   }
 };
 
+// The decode row of a tile on an in-order core (q8_0_row_in_order), two
+// blocks an iteration, as matmul_q4_0.cpp's with no nibbles to unpack
+// (bench/cycles/in_order/q8_0_i8mm.s, ordered by order_search.py --cpu
+// cortex-a510). Cortex-A510 model: 0.178 cycles a weight (45 a pair of
+// blocks), 1.9x fewer than the compiled row's 0.336, 1.05x its port bound in
+// this order; on the out-of-order cores 20-36% slower, so in-order cores only.
+// The results of q8_0_row_tiles bit for bit.
+__attribute__((noinline)) float32x4_t pairs_in_order(const uint8_t* w, const uint8_t* x, size_t pairs,
+                                                     float32x4_t acc) {
+  static_assert(kTileBlockBytes<Q8_0> == 136 && kLhsBlockBytes<Q8_0> == 80 && kLhsCodesOffset<Q8_0> == 16);
+  const uint8_t* end = x + 2 * pairs * kLhsBlockBytes<Q8_0>;
+  asm volatile(
+      "movi d20, #0\n"
+      "movi d21, #0\n"
+      "movi d22, #0\n"
+      "movi d23, #0\n"
+      "movi d24, #0\n"
+      "movi d25, #0\n"
+      "1:\n"
+      "ldr q10, [%[x], #48]\n"
+      "ldr q8, [%[x], #16]\n"
+      "movi d16, #0\n"
+      "ldr q9, [%[x], #32]\n"
+      "ldur q0, [%[w], #8]\n"
+      "ldur q2, [%[w], #40]\n"
+      "ldr q29, [%[w], #208]\n"
+      "fcvtl v23.4s, v23.4h\n"
+      "movi d17, #0\n"
+      "smmla v16.4s, v8.16b, v0.16b\n"
+      "scvtf v20.4s, v20.4s\n"
+      "ext v12.16b, v8.16b, v8.16b, #8\n"
+      "ldr q11, [%[x], #64]\n"
+      "ldr q0, [%[w], #240]\n"
+      "ldur q4, [%[w], #72]\n"
+      "ldur q6, [%[w], #104]\n"
+      "ldr q18, [%[w], #144]\n"
+      "ldur q1, [%[w], #24]\n"
+      "fcvtl v22.4s, v22.4h\n"
+      "smmla v16.4s, v12.16b, v4.16b\n"
+      "ext v14.16b, v10.16b, v10.16b, #8\n"
+      "ldr q30, [%[w], #224]\n"
+      "ldr q27, [%[w], #192]\n"
+      "ldur q5, [%[w], #88]\n"
+      "ext v15.16b, v11.16b, v11.16b, #8\n"
+      "ext v13.16b, v9.16b, v9.16b, #8\n"
+      "smmla v16.4s, v10.16b, v2.16b\n"
+      "smmla v17.4s, v9.16b, v1.16b\n"
+      "ldr q4, [%[x], #96]\n"
+      "ldr q12, [%[x], #112]\n"
+      "fmul v22.4s, v22.4s, v24.s[0]\n"
+      "ldr q19, [%[w], #160]\n"
+      "smmla v17.4s, v13.16b, v5.16b\n"
+      "smmla v16.4s, v14.16b, v6.16b\n"
+      "movi d13, #0\n"
+      "fmul v23.4s, v23.4s, v25.s[0]\n"
+      "movi d5, #0\n"
+      "ldr q2, [%[x], #128]\n"
+      "ext v6.16b, v4.16b, v4.16b, #8\n"
+      "scvtf v21.4s, v21.4s\n"
+      "ext v14.16b, v12.16b, v12.16b, #8\n"
+      "smmla v13.4s, v4.16b, v18.16b\n"
+      "fmla %[acc].4s, v20.4s, v22.4s\n"
+      "ldr q10, [%[x], #144]\n"
+      "ldr q26, [%[w], #176]\n"
+      "ldur q3, [%[w], #56]\n"
+      "smmla v5.4s, v12.16b, v19.16b\n"
+      "smmla v13.4s, v6.16b, v29.16b\n"
+      "fmla %[acc].4s, v21.4s, v23.4s\n"
+      "ext v1.16b, v2.16b, v2.16b, #8\n"
+      "ldr s24, [%[x], #0]\n"
+      "ldr d22, [%[w], #0]\n"
+      "smmla v17.4s, v11.16b, v3.16b\n"
+      "ext v9.16b, v10.16b, v10.16b, #8\n"
+      "smmla v5.4s, v14.16b, v30.16b\n"
+      "ldur q7, [%[w], #120]\n"
+      "smmla v13.4s, v2.16b, v26.16b\n"
+      "ldr q8, [%[w], #256]\n"
+      "smmla v5.4s, v10.16b, v27.16b\n"
+      "smmla v17.4s, v15.16b, v7.16b\n"
+      "smmla v13.4s, v1.16b, v0.16b\n"
+      "add v20.4s, v16.4s, v17.4s\n"
+      "smmla v5.4s, v9.16b, v8.16b\n"
+      "ldr s25, [%[x], #80]\n"
+      "ldr d23, [%[w], #136]\n"
+      "add %[x], %[x], #160\n"
+      "cmp %[x], %[end]\n"
+      "add v21.4s, v13.4s, v5.4s\n"
+      "add %[w], %[w], #272\n"
+      "b.ne 1b\n"
+      "fcvtl v23.4s, v23.4h\n"
+      "scvtf v20.4s, v20.4s\n"
+      "fcvtl v22.4s, v22.4h\n"
+      "fmul v22.4s, v22.4s, v24.s[0]\n"
+      "fmul v23.4s, v23.4s, v25.s[0]\n"
+      "scvtf v21.4s, v21.4s\n"
+      "fmla %[acc].4s, v20.4s, v22.4s\n"
+      "fmla %[acc].4s, v21.4s, v23.4s\n"
+      ENGINE_IN_ORDER_OPERANDS(w, x, end, acc));
+  return acc;
+}
+
 }  // namespace
 
-constinit const MatmulKernel kMatmulQ8_0 =
-    arm::interleaved_kernel<BlockTiles<Q8_0>>("matmul_f32_q8_0_q8_0_8x4_i8mm", Tier::i8mm, kRequiredFeatures);
+constinit const MatmulKernel kMatmulQ8_0 = arm::interleaved_kernel<InOrderBlockTiles<Q8_0, pairs_in_order>>(
+    "matmul_f32_q8_0_q8_0_8x4_i8mm", Tier::i8mm, kRequiredFeatures);
 
 }  // namespace kernels::i8mm

@@ -125,7 +125,18 @@ constexpr void (*pack_rhs_of())(size_t, size_t, const void*, void*) {
   }
 }
 
-template <class Tile>
+// InOrderTile: the same Tile with the compute of an in-order core
+// (MatmulKernel::run_in_order); void when the kernel has none.
+template <class InOrderTile>
+constexpr void (*run_in_order_of())(size_t, size_t, size_t, const void*, const void*, float*, size_t) {
+  if constexpr (std::is_void_v<InOrderTile>) {
+    return nullptr;
+  } else {
+    return run_tiles<InOrderTile>;
+  }
+}
+
+template <class Tile, class InOrderTile = void>
 constexpr MatmulKernel tile_kernel(const char* name, Tier tier, uint64_t features) {
   constexpr bool kPacked = !std::is_base_of_v<GgufRows, Tile>;
   return MatmulKernel{
@@ -147,6 +158,7 @@ constexpr MatmulKernel tile_kernel(const char* name, Tier tier, uint64_t feature
       .lhs_packed_offset = [](size_t m_idx, size_t k) { return m_idx * Tile::lhs_row_bytes(k); },
       .pack_lhs = Tile::pack_lhs,
       .run = run_tiles<Tile>,
+      .run_in_order = run_in_order_of<InOrderTile>(),
   };
 }
 

@@ -78,6 +78,17 @@ struct SuperBlockTile : GroupRows<ref::QK_K, S::kBlockBytes, ref::BlockQ8_K> {
     }
   }
 
+  // The decode row by kLoop (InOrderRow, block_tile.h), given the group's
+  // super-blocks, the row's and their count (one or more): the sum of their
+  // terms.
+  template <float32x4_t (*kLoop)(const Packed* w, const ref::BlockQ8_K* x, size_t count, float32x4_t acc)>
+  __attribute__((always_inline)) static float32x4_t row(size_t k, const uint8_t* const* x, const uint8_t* group) {
+    const float32x4_t zero = vdupq_n_f32(0.0f);
+    if (k < ref::QK_K) return zero;
+    return kLoop(reinterpret_cast<const Packed*>(group), reinterpret_cast<const ref::BlockQ8_K*>(x[0]), k / ref::QK_K,
+                 zero);
+  }
+
   template <size_t MR>
   static void compute(size_t k, const uint8_t* const* x, const uint8_t* group, float32x4_t* out) {
     const auto* w = reinterpret_cast<const Packed*>(group);
