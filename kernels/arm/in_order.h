@@ -1,5 +1,6 @@
 // What the in-order loops share (dotprod/matmul_q4_0.cpp, matmul_q8_0.cpp,
-// matmul_q4_k_q5_k.cpp, i8mm/matmul_q4_0.cpp): the asm statement's operands
+// matmul_q4_k_q5_k.cpp, i8mm/matmul_q4_0.cpp, matmul_q8_0.cpp,
+// matmul_q4_k_q5_k.cpp, matmul_q6_k.cpp): the asm statement's operands
 // and the registers it uses. Its lines come from bench/cycles/order_search.py --emit,
 // which names the weights' pointer %[w], the activations' %[x], their end
 // %[end] and the sum %[acc] (the one vector register left: v28), and uses the

@@ -9,6 +9,7 @@
 //   K::row_tile(a, a_end, w)
 //                      one activation row x one tile: the kNr outputs; w
 //                      advanced to the next tile (tiles are contiguous)
+// and InOrderSuperBlockTiles a row_tile of that form for the in-order cores.
 #pragma once
 
 #include <arm_neon.h>
@@ -26,8 +27,9 @@ inline constexpr size_t kMr = 8;  // activation rows per tile (the m_step)
 inline constexpr size_t kNr = 4;  // weight rows per tile (the n_step): 2 SMMLA pairs
 inline constexpr size_t kBlock = 256;
 
-// One activation row against `rows` weight rows (the tiles from rhs on).
-template <class K>
+// One activation row against `rows` weight rows (the tiles from rhs on), by
+// Row::row_tile (K's, or on in-order cores a loop scheduled for them).
+template <class K, class Row = K>
 __attribute__((noinline)) void row_tiles(size_t nb, const uint8_t* lhs, const uint8_t* rhs, float* y, size_t rows) {
   if (nb == 0) {
     for (size_t j = 0; j < rows; ++j) y[j] = 0.0f;
@@ -36,8 +38,8 @@ __attribute__((noinline)) void row_tiles(size_t nb, const uint8_t* lhs, const ui
   const uint8_t* lhs_end = lhs + nb * kQ8_KPairBlockBytes;
   const uint8_t* w = rhs + K::kRowTileStart;
   size_t n0 = 0;
-  for (; n0 + kNr <= rows; n0 += kNr) vst1q_f32(y + n0, K::row_tile(lhs, lhs_end, w));
-  if (n0 < rows) store_cols(y + n0, K::row_tile(lhs, lhs_end, w), rows - n0);
+  for (; n0 + kNr <= rows; n0 += kNr) vst1q_f32(y + n0, Row::row_tile(lhs, lhs_end, w));
+  if (n0 < rows) store_cols(y + n0, Row::row_tile(lhs, lhs_end, w), rows - n0);
 }
 
 // The row pairs of `m` rows (8 at a time, then 2) against `rows` weight rows
@@ -63,10 +65,11 @@ __attribute__((noinline)) void pairs(size_t m, size_t nb, const uint8_t* lhs, co
 // Weight tiles outside (each streamed once from memory), activation rows
 // inside, 8 at a time, then pairs; an odd last row runs after each group of
 // kRowTiles tiles, while the group's weights are still in cache (groups are
-// the whole of n when there is no such row, or no other).
+// the whole of n when there is no such row, or no other). The row by
+// Row::row_tile (row_tiles).
 inline constexpr size_t kRowTiles = 8;
 
-template <class K>
+template <class K, class Row = K>
 void run(size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_packed, float* dst, size_t dst_stride) {
   const size_t nb = k / kBlock;
   const auto* lhs = static_cast<const uint8_t*>(lhs_packed);
@@ -77,7 +80,7 @@ void run(size_t m, size_t n, size_t k, const void* lhs_packed, const void* rhs_p
     const uint8_t* w = rhs + g0 / kNr * nb * K::kPackedBlockBytes;
     const size_t rows = n - g0 < group_rows ? n - g0 : group_rows;
     if (m >= 2) pairs<K>(m, nb, lhs, w, dst + g0, dst_stride, rows);
-    if (m % 2 != 0) row_tiles<K>(nb, last_row, w, dst + (m - 1) * dst_stride + g0, rows);
+    if (m % 2 != 0) row_tiles<K, Row>(nb, last_row, w, dst + (m - 1) * dst_stride + g0, rows);
   }
 }
 
@@ -157,6 +160,20 @@ struct SuperBlockTiles
   }
 
   static constexpr auto run = k_quant::run<SuperBlockTiles>;
+};
+
+// SuperBlockTiles whose decode row on in-order cores runs kLoop
+// (MatmulKernel::run_in_order): a loop scheduled for those cores over the
+// row's super-blocks [a, a_end) (one or more) against one tile, from w
+// (advanced to the next tile), with row_tile's results bit for bit.
+template <class S, float32x4_t (*kLoop)(const uint8_t*& w, const uint8_t* a, const uint8_t* a_end)>
+struct InOrderSuperBlockTiles : SuperBlockTiles<S> {
+  struct Row {
+    static float32x4_t row_tile(const uint8_t* a, const uint8_t* a_end, const uint8_t*& w) {
+      return kLoop(w, a, a_end);
+    }
+  };
+  static constexpr auto run_in_order = k_quant::run<SuperBlockTiles<S>, Row>;
 };
 
 }  // namespace kernels::i8mm
