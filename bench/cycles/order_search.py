@@ -287,9 +287,9 @@ def search(lines, cpu, steps, seed):
 
 def emit(lines):
     def operands(ins):
-        # An offset that is not a multiple of the register's size has no LDR form: LDUR.
-        m = re.match(r"ldr ([qds])\d+, \[x\d+, #(\d+)\]", ins)
-        if m and int(m.group(2)) % {"q": 16, "d": 8, "s": 4}[m.group(1)]:
+        # An offset that is negative or not a multiple of the register's size has no LDR form: LDUR.
+        m = re.match(r"ldr ([qds])\d+, \[x\d+, #(-?\d+)\]", ins)
+        if m and (int(m.group(2)) < 0 or int(m.group(2)) % {"q": 16, "d": 8, "s": 4}[m.group(1)]):
             ins = "ldur" + ins[3:]
         ins = re.sub(r"\bx11\b", "%[end]", ins)
         ins = re.sub(r"\bx1\b", "%[w]", ins)
@@ -322,7 +322,11 @@ def main():
         return
     best_lines, best = lines, cycles(lines, args.cpu)
     for round_ in range(args.schedule):
-        lines = rename(list_schedule(lines, args.cpu))
+        try:
+            lines = rename(list_schedule(lines, args.cpu))
+        except ValueError as e:  # the order needs more registers than there are: keep the best so far
+            print(f"order_search: schedule round {round_ + 1}: {e}", file=sys.stderr)
+            break
         now = cycles(lines, args.cpu)
         print(f"order_search: schedule round {round_ + 1}: {now:.2f}", file=sys.stderr)
         if now < best:
