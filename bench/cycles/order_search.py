@@ -132,11 +132,11 @@ def list_schedule(lines, cpu, width=8):
 def rename(lines):
     """The listing with each vector value in the register that has been free the longest, so that no
     two values share a register by chance and the next scheduling has room; a copy (MOV) whose source
-    is read no more is dropped. A value read before it is
-    written comes from the previous iteration (the tail's inputs, the sum): it keeps a register from
-    its write in the head to its last read in the next iteration's tail. v28 (the sum) stays v28, the
-    registers of a list (LD2) stay theirs (they must be consecutive), and the by-element operand of a
-    .h form stays in v0-v15 (the encoding has 4 bits for it)."""
+    is read no more is dropped. A value read before it is written comes from the previous iteration
+    (the tail's inputs, the sum): it keeps a register from its write in the head to its last read in
+    the next iteration's tail. v28 (the sum) stays v28, the registers of a list (LD2) stay theirs
+    (they must be consecutive), and the by-element operand of a .h form stays in v0-v15 (the
+    encoding has 4 bits for it)."""
     body, branch = lines[:-1], lines[-1]
     n = len(body)
     values, current, ops = [], {}, []  # value: {"defs", "uses", "top"}; current: register -> value
@@ -187,11 +187,8 @@ def rename(lines):
                     parent[root(v)] = root(bottom)
                 else:
                     fixed[root(v)] = r  # read and never written: a register set before the loop
-    for v, value in enumerate(values):
-        if value["top"]:
-            for pos, (ins, written, uses, defs) in enumerate(ops):
-                if "v28" in uses and uses["v28"] == v:
-                    fixed[root(v)] = "v28"
+    if "v28" in current:  # the sum: the asm statement's operand
+        fixed[root(current["v28"])] = "v28"
     # A copy whose source is read no more: dropped, its value kept in the source's register.
     dropped = set()
     for pos, (ins, written, uses, defs) in enumerate(ops):
