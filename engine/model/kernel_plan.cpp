@@ -5,6 +5,7 @@
 #include "engine/support/log.h"
 #include "engine/ops/ops_isa.h"
 #include "engine/support/version.h"
+#include "engine/threads/thread_pool.h"
 
 namespace engine {
 

@@ -9,10 +9,11 @@
 
 #include "gguf/ggml_types.h"
 #include "kernels/cpu_features.h"
-#include "engine/threads/thread_pool.h"
 #include "kernels/registry.h"
 
 namespace engine {
+
+class ThreadPool;
 
 struct KernelPlan {
   kernels::CpuFeatures cpu;

@@ -10,6 +10,7 @@
 #include "engine/model/kernel_plan.h"
 #include "engine/ops/ops_isa.h"
 #include "engine/support/log.h"
+#include "engine/threads/thread_pool.h"
 #include "kernels/cpu_features.h"
 #include "kernels/registry.h"
 
