@@ -8,7 +8,7 @@
 #             phones have it) and a64fx (SVE 512); the kernel suites also with
 #             SVE at 256 bits
 #   fuzz    - clang libFuzzer targets under ASan+UBSan (tests/fuzz), each run for
-#             a bounded time (ENGINE_FUZZ_SECONDS, default 45) from fresh seeds
+#             a bounded time (ENGINE_FUZZ_SECONDS, default 20) from fresh seeds
 # The output ends with ctest's summary line.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
