@@ -39,7 +39,7 @@ constexpr uint8_t rank(Tier t) { return static_cast<uint8_t>(t); }
 // kernels on NEON registers (Q4_0 decode, 1 x 4096 x 4096: i8mm 0.193, dotprod
 // 0.261, sve 0.284; Q4_K: 0.223, 0.249, 0.306), so it comes after both and
 // only runs where neither does; with wider vectors SVE runs fewer (0.071 at
-// 512 bits) and goes first. SME's float outer products need a streaming
+// 512 bits) and goes first where that is fewer cycles too (sve_first). SME's float outer products need a streaming
 // vector of at least 256 bits to beat SMMLA (Q4_0 prefill, 128 x 256 x 4096,
 // per weight for all 128 rows: 6.70 at 256 bits, 3.31 at 512, 20.3 at 128,
 // against i8mm's 11.7; a single row runs the i8mm code either way), so sme
@@ -57,16 +57,26 @@ bool wide_sve(const CpuFeatures& cpu) { return cpu.has(Feature::sve) && cpu.sve_
 bool wide_sme(const CpuFeatures& cpu) { return cpu.has(Feature::sme) && cpu.sme_vector_bits >= 256; }
 
 // Whether a type's sve kernel goes before the i8mm and dotprod kernels on this
-// CPU: where the sve kernel runs fewer instructions per weight in decode at the
-// CPU's vector length (docs/kernels.md, "The sve tier's types"). Every type
-// the sve tier has does from 256 bits (Q5_K decode, 1 x 4096 x 4096: sve
-// 0.266 at 256 bits against i8mm's 0.314), except BF16 where the CPU can run
-// BFMMLA (bf16 and i8mm): 0.220 against SVE's widening 0.347 even at 512
-// bits. Without FEAT_BF16 the i8mm tier widens too (0.786), and SVE from 256
-// bits (0.691) goes first.
+// CPU. From 512 bits (A64FX) every type's does: a quarter of NEON's
+// instructions per weight (Q5_K decode, 1 x 4096 x 4096: 0.134 against the
+// i8mm kernel's 0.314), except BF16 where the CPU can run BFMMLA (0.220
+// against SVE's widening 0.347). At 256 bits fewer instructions are not fewer
+// cycles: Neoverse V1, the core with 256-bit SVE, does as many bits of vector
+// work a cycle with 128-bit NEON as with SVE (four 128-bit or two 256-bit
+// operations), and on LLVM's model of it (docs/cycles.md) the i8mm
+// kernels take fewer cycles in prefill for every quantized type (per weight
+// and row, Q4_K 0.019 against 0.038, Q5_K 0.023 against 0.049) and in decode
+// are within 15% either way (Q5_K 0.075 against 0.100, IQ4_NL 0.085 against
+// 0.072); the dotprod kernels likewise. So at 256 bits only F32 weights (decode
+// 0.130 against 0.254, prefill 0.064 both) and BF16 weights on a CPU without
+// BFMMLA (widening: 0.131 against 0.255, prefill 0.087 against 0.081) take SVE
+// first. A CPU with neither i8mm nor dotprod gets the sve kernels at any
+// width, after the tiers it cannot run.
 bool sve_first(const CpuFeatures& cpu, gguf::GgmlType weight_type) {
   if (!wide_sve(cpu)) return false;
-  return !(weight_type == gguf::GgmlType::BF16 && cpu.has(Feature::bf16) && cpu.has(Feature::i8mm));
+  if (weight_type == gguf::GgmlType::BF16 && cpu.has(Feature::bf16) && cpu.has(Feature::i8mm)) return false;
+  if (cpu.sve_vector_bits >= 512) return true;
+  return weight_type == gguf::GgmlType::F32 || weight_type == gguf::GgmlType::BF16;
 }
 
 std::span<const Tier> preference(const CpuFeatures& cpu, gguf::GgmlType weight_type) {
@@ -132,7 +142,7 @@ bool can_run(const MatmulKernel& k, const CpuFeatures& cpu) { return can_run(k.a
 Tier expected_tier(const CpuFeatures& cpu) {
   switch (cpu.arch) {
     case Arch::aarch64:
-      if (wide_sve(cpu)) return Tier::sve;
+      if (cpu.has(Feature::sve) && cpu.sve_vector_bits >= 512) return Tier::sve;
       if (cpu.has(Feature::i8mm)) return Tier::i8mm;
       if (cpu.has(Feature::dotprod)) return Tier::dotprod;
       if (cpu.has(Feature::sve)) return Tier::sve;
@@ -147,16 +157,16 @@ Tier expected_tier(const CpuFeatures& cpu) {
 
 Tier expected_tier(const CpuFeatures& cpu, gguf::GgmlType weight_type) {
   const Tier tier = expected_tier(cpu);
-  if (tier != Tier::sve || !(cpu.has(Feature::i8mm) || cpu.has(Feature::dotprod))) return tier;
+  if (!cpu.has(Feature::sve) || !(cpu.has(Feature::i8mm) || cpu.has(Feature::dotprod))) return tier;
+  const Tier narrow = cpu.has(Feature::i8mm) ? Tier::i8mm : Tier::dotprod;
+  if (!sve_first(cpu, weight_type)) return narrow;
   bool sve_built = false;  // a build without the sve tier still expects it
   for (const auto& table : tables()) {
     for (const MatmulKernel* k : table) sve_built |= k->tier == Tier::sve;
   }
-  for (const MatmulKernel* k : matmul_table(weight_type)) {
-    if (k->tier == Tier::sve && sve_first(cpu, weight_type)) return tier;
-  }
-  if (!sve_built) return tier;
-  return cpu.has(Feature::i8mm) ? Tier::i8mm : Tier::dotprod;
+  bool sve_has_type = false;
+  for (const MatmulKernel* k : matmul_table(weight_type)) sve_has_type |= k->tier == Tier::sve;
+  return sve_has_type || !sve_built ? Tier::sve : narrow;
 }
 
 bool MatmulSelection::is_fallback() const {

@@ -48,18 +48,17 @@ MatmulSelection select_matmul(gguf::GgmlType weight_type, const CpuFeatures& cpu
                               std::optional<Tier> max_tier);
 
 // The tier a CPU with these features should get from a complete build: on
-// aarch64 i8mm if present, else dotprod, else sve (A64FX has SVE without
-// dotprod), else neon; hwy elsewhere. A kernel of this tier or a higher rank
+// aarch64 sve from 512-bit SVE, else i8mm if present, else dotprod, else sve
+// (SVE without dotprod), else neon; hwy elsewhere. A kernel of this tier or a higher rank
 // meets the expectation.
 Tier expected_tier(const CpuFeatures& cpu);
 
-// The tier a CPU should get for one weight type: expected_tier(cpu), except
-// that wide SVE expects the sve tier only for the types whose sve kernel goes
-// first there: those the sve tier has, but BF16 where the CPU runs BFMMLA
-// (bf16 and i8mm), which runs fewer instructions than SVE at any length
-// (docs/kernels.md). A CPU with wide SVE and i8mm (or dotprod) then expects
-// that kernel, as a complete build gives it. A64FX, with neither, keeps
-// expecting sve.
+// The tier a CPU should get for one weight type: on a CPU with SVE and i8mm
+// (or dotprod), the sve tier for the types whose sve kernel goes first there
+// (every type the sve tier has from 512 bits, but BF16 where the CPU runs
+// BFMMLA; F32 and widened BF16 at 256 bits: registry.cpp, sve_first), else
+// the i8mm (dotprod) tier. Otherwise expected_tier(cpu): A64FX, with neither,
+// expects sve for every type.
 Tier expected_tier(const CpuFeatures& cpu, gguf::GgmlType weight_type);
 
 // ENGINE_MAX_TIER from the environment: nullopt when unset or empty; throws

@@ -105,25 +105,32 @@ TEST(KernelSelection, ExpectedTierPerCpuModel) {
   EXPECT_EQ(kernels::expected_tier(a53), Tier::neon);
   EXPECT_EQ(kernels::expected_tier(n1), Tier::dotprod);
   EXPECT_EQ(kernels::expected_tier(max), Tier::i8mm);
-  max.sve_vector_bits = 256;  // Graviton 3, or qemu's max: wider SVE goes first
+  max.sve_vector_bits = 256;  // Graviton 3: as many cycles either way, i8mm stays (registry.cpp, sve_first)
+  EXPECT_EQ(kernels::expected_tier(max), Tier::i8mm);
+  max.sve_vector_bits = 512;  // qemu's max by default: SVE goes first
   EXPECT_EQ(kernels::expected_tier(max), Tier::sve);
   EXPECT_EQ(kernels::expected_tier(a64fx), Tier::sve);
   EXPECT_EQ(kernels::expected_tier(x86), Tier::hwy);
 }
 
-// The selection follows the measured instruction counts (kernels/registry.cpp):
-// at 128 bits dotprod before SVE, at 256 SVE first; expected_tier agrees.
-TEST(KernelSelection, DotprodBeforeSveAt128BitsSveFirstWhenWider) {
+// The selection follows the measured instruction counts and, where they
+// disagree, the cycles on LLVM's core models (kernels/registry.cpp): at 128
+// bits dotprod before SVE; at 256 bits (Neoverse V1) dotprod for the quantized
+// types and SVE for F32; from 512 bits SVE first. expected_tier agrees.
+TEST(KernelSelection, DotprodBeforeSveAt128And256BitsSveFirstFrom512) {
 #if defined(__aarch64__)
   kernels::CpuFeatures cpu = kernels::features_of(Arch::aarch64, {Feature::asimd, Feature::dotprod, Feature::sve});
-  for (uint32_t bits : {128u, 256u}) {
+  for (uint32_t bits : {128u, 256u, 512u}) {
     cpu.sve_vector_bits = bits;
-    const Tier want = bits == 128 ? Tier::dotprod : Tier::sve;
-    EXPECT_EQ(kernels::expected_tier(cpu), want) << bits;
-    for (auto type : {gguf::GgmlType::Q4_0, gguf::GgmlType::Q4_K, gguf::GgmlType::Q6_K, gguf::GgmlType::Q8_0}) {
+    for (auto type : {gguf::GgmlType::Q4_0, gguf::GgmlType::Q4_K, gguf::GgmlType::Q6_K, gguf::GgmlType::Q8_0,
+                      gguf::GgmlType::Q5_K, gguf::GgmlType::IQ4_NL, gguf::GgmlType::F16, gguf::GgmlType::F32}) {
+      const bool sve = bits >= 512 || (bits == 256 && type == gguf::GgmlType::F32);
+      const Tier want = sve ? Tier::sve : Tier::dotprod;
+      EXPECT_EQ(kernels::expected_tier(cpu, type), want) << bits << " bits, " << gguf::type_name(type);
       const auto s = kernels::select_matmul(type, cpu, std::nullopt);
       ASSERT_NE(s.kernel, nullptr);
       EXPECT_EQ(s.kernel->tier, want) << bits << " bits, " << gguf::type_name(type) << ": " << s.describe();
+      EXPECT_FALSE(s.is_fallback()) << s.describe();
     }
   }
 #else
@@ -224,10 +231,10 @@ TEST(KernelSelection, Bf16UsesBfmmlaWhereTheCpuHasItAndWidensElsewhere) {
     EXPECT_STREQ(bfmmla.kernel->name, "matmul_f32_bf16_bf16_8x4_bfmmla") << bits;
     EXPECT_EQ(kernels::expected_tier(wide, gguf::GgmlType::BF16), Tier::i8mm) << bits;
     EXPECT_FALSE(bfmmla.is_fallback()) << bfmmla.describe();
-    // Where the sve tier has the type, it still goes first (Q4_0).
+    // Q4_0 is not BF16's case: its sve kernel goes first from 512 bits.
     const auto q4_0 = kernels::select_matmul(gguf::GgmlType::Q4_0, wide, std::nullopt);
     ASSERT_NE(q4_0.kernel, nullptr);
-    EXPECT_EQ(q4_0.kernel->tier, bits == 128 ? Tier::i8mm : Tier::sve) << q4_0.describe();
+    EXPECT_EQ(q4_0.kernel->tier, bits >= 512 ? Tier::sve : Tier::i8mm) << q4_0.describe();
     wide = kernels::features_of(Arch::aarch64,
                                 {Feature::asimd, Feature::dotprod, Feature::i8mm, Feature::sve, Feature::svei8mm});
   }
