@@ -39,14 +39,15 @@ constexpr uint8_t rank(Tier t) { return static_cast<uint8_t>(t); }
 // kernels on NEON registers (Q4_0 decode, 1 x 4096 x 4096: i8mm 0.193, dotprod
 // 0.261, sve 0.284; Q4_K: 0.223, 0.249, 0.306), so it comes after both and
 // only runs where neither does; with wider vectors SVE runs fewer (0.071 at
-// 512 bits) and goes first where that is fewer cycles too (sve_first). SME's float outer products need a streaming
-// vector of at least 256 bits to beat SMMLA (Q4_0 prefill, 128 x 256 x 4096,
-// per weight for all 128 rows: 6.70 at 256 bits, 3.31 at 512, 20.3 at 128,
-// against i8mm's 11.7; a single row runs the i8mm code either way), so sme
-// goes first from 256 bits where SVE is 128 bits (phones); wide SVE runs
-// fewer still (5.89 at 512 bits, and 0.071 per weight in decode), so there
-// SVE stays first. Then neon; hwy; ref last. expected_tier below names the tier a
-// CPU must at least get; sme ranks above all of them.
+// 512 bits) and goes first where that is fewer cycles too (sve_first). SME's
+// float outer products need a streaming vector of at least 256 bits to beat
+// SMMLA (Q4_0 prefill, 128 x 256 x 4096, per weight for all 128 rows: 6.70 at
+// 256 bits, 3.31 at 512, 20.3 at 128, against i8mm's 11.7; a single row runs
+// the i8mm code either way), so sme goes first from 256 bits where SVE is 128
+// bits (phones); wide SVE runs fewer still (5.89 at 512 bits, and 0.071 per
+// weight in decode), so there SVE stays first. Then neon; hwy; ref last.
+// expected_tier below names the tier a CPU must at least get; sme ranks above
+// all of them.
 constexpr Tier kPreference[] = {Tier::i8mm, Tier::dotprod, Tier::sve, Tier::sme, Tier::neon, Tier::hwy, Tier::ref};
 constexpr Tier kWideSvePreference[] = {Tier::sve,  Tier::i8mm, Tier::dotprod, Tier::sme,
                                        Tier::neon, Tier::hwy,  Tier::ref};
