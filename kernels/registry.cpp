@@ -55,6 +55,7 @@ constexpr Tier kWideSmePreference[] = {Tier::sme,  Tier::i8mm, Tier::dotprod, Ti
                                        Tier::neon, Tier::hwy,  Tier::ref};
 
 bool wide_sve(const CpuFeatures& cpu) { return cpu.has(Feature::sve) && cpu.sve_vector_bits > 128; }
+bool sve_512_or_wider(const CpuFeatures& cpu) { return cpu.has(Feature::sve) && cpu.sve_vector_bits >= 512; }
 bool wide_sme(const CpuFeatures& cpu) { return cpu.has(Feature::sme) && cpu.sme_vector_bits >= 256; }
 
 // Whether a type's sve kernel goes before the i8mm and dotprod kernels on this
@@ -76,7 +77,7 @@ bool wide_sme(const CpuFeatures& cpu) { return cpu.has(Feature::sme) && cpu.sme_
 bool sve_first(const CpuFeatures& cpu, gguf::GgmlType weight_type) {
   if (!wide_sve(cpu)) return false;
   if (weight_type == gguf::GgmlType::BF16 && cpu.has(Feature::bf16) && cpu.has(Feature::i8mm)) return false;
-  if (cpu.sve_vector_bits >= 512) return true;
+  if (sve_512_or_wider(cpu)) return true;
   return weight_type == gguf::GgmlType::F32 || weight_type == gguf::GgmlType::BF16;
 }
 
@@ -143,7 +144,7 @@ bool can_run(const MatmulKernel& k, const CpuFeatures& cpu) { return can_run(k.a
 Tier expected_tier(const CpuFeatures& cpu) {
   switch (cpu.arch) {
     case Arch::aarch64:
-      if (cpu.has(Feature::sve) && cpu.sve_vector_bits >= 512) return Tier::sve;
+      if (sve_512_or_wider(cpu)) return Tier::sve;
       if (cpu.has(Feature::i8mm)) return Tier::i8mm;
       if (cpu.has(Feature::dotprod)) return Tier::dotprod;
       if (cpu.has(Feature::sve)) return Tier::sve;
